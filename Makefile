@@ -1,0 +1,51 @@
+# Table-games progressive jackpot controller. `make help` lists the targets.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+CONFIG ?= examples/pa-three-card-poker.toml
+
+.PHONY: help install system-deps run test check lint typecheck unit services-up services-down bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -U pip
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e '.[edge,dev]'
+	rm -f $(VENV)/.installed-* && touch $@
+
+install: $(STAMP) ## create .venv and install the project with its edge and dev extras
+
+system-deps: ## install the Debian packages the tests use (redis-server, chromium)
+	scripts/system-deps.sh
+
+run: $(STAMP) ## the main job on the embedded default: simulate a floor and replay it
+	scripts/run.sh $(CONFIG)
+
+test: $(STAMP) system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
+	scripts/test.sh
+
+check: lint typecheck ## ruff and mypy --strict
+
+lint: $(STAMP) ## ruff check and format check
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP) ## mypy --strict over the code and the tests
+	$(VENV)/bin/mypy --strict
+
+unit: $(STAMP) ## fast tests only (no services, no slow exhaustive counts)
+	$(VENV)/bin/pytest -q -m "not integration and not slow"
+
+services-up: $(STAMP) ## start the Kafka broker and Redis on loopback
+	scripts/kafka.sh start && scripts/redis.sh start
+
+services-down: ## stop the Kafka broker and Redis
+	-scripts/kafka.sh stop; scripts/redis.sh stop
+
+bench: $(STAMP) ## benchmarks; figures go to bench/results/
+	$(PY) -m bench
+
+clean: services-down ## remove the venv, caches and run data
+	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,0 +1,73 @@
+"""Events as plain dicts, keyed by their stable ``type`` string (never a Python import path).
+
+Table events keep their contract shape (`controller.table_events.to_contract`); derived events are
+their fields, with tuples as lists. ``schema_version`` travels with each dict so a later version can
+be upcast by a plain dict -> dict function before `event_from_dict`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from controller.errors import InvalidEvent
+from controller.events import DERIVED_EVENT_TYPES, AwardShare, DerivedEvent, Event
+from controller.table_events import (
+    TABLE_EVENT_TYPES,
+    TableEventBase,
+    from_contract,
+    to_contract,
+)
+
+SCHEMA_VERSION = 1
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The dict form of any event, with ``type`` and ``schema_version``."""
+    if isinstance(event, TableEventBase):
+        out = to_contract(event)
+    else:
+        out = {"type": event.TYPE}
+        for field in dataclasses.fields(event):
+            out[field.name] = _plain(getattr(event, field.name))
+    out["schema_version"] = SCHEMA_VERSION
+    return out
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, AwardShare):
+        return {"seat": value.seat, "amount_cents": value.amount_cents}
+    return value
+
+
+def event_from_dict(raw: dict[str, Any]) -> Event:
+    """The event a dict describes; InvalidEvent if its type or fields are unknown."""
+    kind = raw.get("type")
+    body = {k: v for k, v in raw.items() if k != "schema_version"}
+    if kind in TABLE_EVENT_TYPES:
+        return from_contract(body)
+    cls = DERIVED_EVENT_TYPES.get(str(kind))
+    if cls is None:
+        msg = f"unknown event type {kind!r}"
+        raise InvalidEvent(msg)
+    return _derived(cls, body)
+
+
+def _derived(cls: type[DerivedEvent], body: dict[str, Any]) -> DerivedEvent:
+    values: dict[str, Any] = {}
+    for field in dataclasses.fields(cls):
+        value = body.get(field.name)
+        if field.name == "winners":
+            value = tuple(
+                AwardShare(seat=w["seat"], amount_cents=w["amount_cents"]) for w in value or ()
+            )
+        elif isinstance(value, list):
+            value = tuple(value)
+        values[field.name] = value
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        msg = f"{cls.TYPE}: fields do not match ({exc})"
+        raise InvalidEvent(msg) from exc

@@ -1,0 +1,262 @@
+"""The floor configuration: progressive definitions, meters, tables and settlement policies.
+
+Progressive paytables are data, not code, because a certificate holder selects paytables in its
+Rules
+Submission (649a.12(e)(1): "one of the following paytables selected by the certificate holder"). The
+configuration is TOML text; parsing it is pure (``tomllib.loads``), so the core can re-read a
+configuration that the event log carries. A wrong configuration is refused with a `ConfigError` that
+names the file, the key and what was expected. Structure (see
+``examples/pa-three-card-poker.toml``)::
+
+    [policy]                              settlement choices the rule texts leave open
+    [progressives.<id>]                   a paytable: hand, seed/reseed "for 1", rates, pays, envy
+    [meters.<id>]                         a meter: which progressive it runs, optional ceiling
+    [tables.<id>]                         game, seats, wager unit, and wager -> meter links
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from controller.config_parts import (
+    Award,
+    ConfigReader,
+    parse_award,
+    parse_bonuses,
+    parse_envy,
+    parse_pays,
+)
+from controller.errors import ConfigError
+from controller.games import GAMES, PROGRESSIVE_WAGERS
+from controller.money import SUBUNITS_PER_CENT, parse_rate_ppm
+
+__all__ = [
+    "Award",
+    "FloorConfig",
+    "MeterDef",
+    "Policy",
+    "ProgressiveDef",
+    "TableDef",
+    "load_floor_config",
+    "parse_award",
+]
+
+HandSource = Literal["three_card", "five_card", "five_of_six"]
+HAND_SOURCES: tuple[HandSource, ...] = ("three_card", "five_card", "five_of_six")
+EnvyHolders = Literal["any_dealt_hand", "progressive_wagerers"]
+DealerHandTurn = Literal["first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"]
+WAGER_TARGETS = ("own", "dealer", "other_seat")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """Choices the rule texts leave to the operator; each is documented in README's policy table."""
+
+    envy_holders: EnvyHolders = "any_dealt_hand"
+    dealer_hand_turn: DealerHandTurn = "first_wagerer_after_own"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProgressiveDef:
+    """One progressive wager's paytable and meter rates, per unit of the wager (649a.12(e)-(j))."""
+
+    progressive_id: str
+    rule: str
+    hand: HandSource
+    seed_for_one: Fraction
+    reseed_for_one: Fraction
+    primary_ppm: int
+    reserve_ppm: int
+    pays: tuple[tuple[str, Award], ...]
+    envy: Mapping[int, tuple[tuple[str, int], ...]]
+    bonuses: tuple[tuple[str, Award], ...]
+    wager_on: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterDef:
+    """A meter: a progressive definition at one wager unit, linked to one or more tables."""
+
+    meter_id: str
+    progressive: ProgressiveDef
+    unit_cents: int
+    ceiling_cents: int | None
+
+    @property
+    def seed_subunits(self) -> int:
+        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3))."""
+        return int(self.progressive.seed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
+
+    @property
+    def reseed_subunits(self) -> int:
+        """The reseed in sub-units; 0 for 649a.12(i)(4), whose next start comes from the reserve."""
+        return int(self.progressive.reseed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableDef:
+    """A table: its game, seat count, wager unit and which wager feeds which meter."""
+
+    table_id: str
+    game: str
+    seats: int
+    unit_cents: int
+    links: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FloorConfig:
+    """The whole floor. ``source`` names the file it came from, for error messages and audit."""
+
+    source: str
+    policy: Policy
+    progressives: Mapping[str, ProgressiveDef]
+    meters: Mapping[str, MeterDef]
+    tables: Mapping[str, TableDef]
+
+
+def load_floor_config(text: str, source: str) -> FloorConfig:
+    """Parse and check a floor configuration; raise ConfigError naming ``source`` and the key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
+    root = ConfigReader(source, "", data)
+    root.only_keys({"policy", "progressives", "meters", "tables", "version", "title"})
+    policy = _policy(root.table("policy", required=False))
+    progressives = {
+        pid: _progressive(root.table("progressives").table(pid), pid)
+        for pid in root.table("progressives").names()
+    }
+    tables = {
+        tid: _table(root.table("tables").table(tid), tid) for tid in root.table("tables").names()
+    }
+    meters = _meters(root.table("meters"), progressives, tables)
+    _check_links(root.table("tables"), tables, meters)
+    return FloorConfig(
+        source=source, policy=policy, progressives=progressives, meters=meters, tables=tables
+    )
+
+
+def _policy(reader: ConfigReader) -> Policy:
+    reader.only_keys({"envy_holders", "dealer_hand_turn"})
+    envy = reader.choice(
+        "envy_holders", ("any_dealt_hand", "progressive_wagerers"), "any_dealt_hand"
+    )
+    turn = reader.choice(
+        "dealer_hand_turn",
+        ("first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"),
+        "first_wagerer_after_own",
+    )
+    return Policy(envy_holders=envy, dealer_hand_turn=turn)  # type: ignore[arg-type]
+
+
+def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    reader.only_keys(
+        {
+            "rule",
+            "hand",
+            "seed",
+            "reseed",
+            "primary_rate",
+            "reserve_rate",
+            "pays",
+            "envy",
+            "bonuses",
+            "wager_on",
+        }
+    )
+    hand = reader.choice("hand", HAND_SOURCES, None)
+    return ProgressiveDef(
+        progressive_id=pid,
+        rule=reader.string("rule"),
+        hand=hand,  # type: ignore[arg-type]
+        seed_for_one=reader.fraction("seed"),
+        reseed_for_one=reader.fraction("reseed"),
+        primary_ppm=_rate(reader, "primary_rate", required=True),
+        reserve_ppm=_rate(reader, "reserve_rate", required=False),
+        pays=parse_pays(reader.table("pays"), hand),
+        envy=parse_envy(reader.table("envy", required=False), hand),
+        bonuses=parse_bonuses(reader.table("bonuses", required=False)),
+        wager_on=frozenset(reader.string_list("wager_on", WAGER_TARGETS, ["own"])),
+    )
+
+
+def _rate(reader: ConfigReader, key: str, *, required: bool) -> int:
+    text = reader.string(key, None if required else "0")
+    ppm = parse_rate_ppm(text)
+    if ppm is None:
+        raise reader.error(
+            key,
+            f'a rate from 0 to 1 ("0.14" or "14%") with at most six '
+            f"decimals of the wager, got {text!r}",
+        )
+    return ppm
+
+
+def _table(reader: ConfigReader, tid: str) -> TableDef:
+    reader.only_keys({"game", "seats", "wager_unit", "meters"})
+    game = reader.choice("game", tuple(GAMES), None)
+    seats = reader.integer("seats", 1, 12)
+    links_reader = reader.table("meters", required=False)
+    links = {wager: links_reader.string(wager) for wager in links_reader.names()}
+    for wager in links:
+        if wager not in PROGRESSIVE_WAGERS:
+            raise links_reader.error(wager, f"one of the progressive wagers {PROGRESSIVE_WAGERS}")
+    return TableDef(
+        table_id=tid, game=game, seats=seats, unit_cents=reader.cents("wager_unit"), links=links
+    )
+
+
+def _meters(
+    reader: ConfigReader, progressives: Mapping[str, ProgressiveDef], tables: Mapping[str, TableDef]
+) -> dict[str, MeterDef]:
+    meters: dict[str, MeterDef] = {}
+    for mid in reader.names():
+        entry = reader.table(mid)
+        entry.only_keys({"progressive", "ceiling"})
+        pid = entry.choice("progressive", tuple(progressives), None)
+        units = {t.unit_cents for t in tables.values() if mid in t.links.values()}
+        if len(units) != 1:
+            raise entry.error(
+                "progressive",
+                "a meter linked to at least one table, all of one "
+                f"wager unit (found units {sorted(units)} in cents)",
+            )
+        unit = units.pop()
+        definition = progressives[pid]
+        if definition.envy and unit not in definition.envy:
+            raise entry.error(
+                "progressive",
+                f"progressive {pid!r} to list Envy Bonus amounts for "
+                f"the {unit}-cent wager unit of this meter",
+            )
+        ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
+        meters[mid] = MeterDef(
+            meter_id=mid, progressive=definition, unit_cents=unit, ceiling_cents=ceiling
+        )
+    return meters
+
+
+def _check_links(
+    reader: ConfigReader, tables: Mapping[str, TableDef], meters: Mapping[str, MeterDef]
+) -> None:
+    for tid, table in tables.items():
+        links = reader.table(tid).table("meters", required=False)
+        rules = GAMES[table.game]
+        for wager, mid in table.links.items():
+            if mid not in meters:
+                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
+            hand = meters[mid].progressive.hand
+            if hand == "three_card" and rules.player_cards != frozenset({3}):
+                raise links.error(
+                    wager, f"a five-card progressive: {table.game} hands are not three cards"
+                )
+            if hand == "five_of_six" and rules.dealer_cards != frozenset({3}):
+                raise links.error(
+                    wager, f"a game with a three-card dealer hand for 5 of 6, not {table.game}"
+                )

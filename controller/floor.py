@@ -1,0 +1,189 @@
+"""The floor decider: ``decide(state, command) -> events`` and ``evolve(state, event) -> state``.
+
+Replay is a fold: ``functools.reduce(evolve, events, FloorState())``. `decide` runs the table stage,
+then prices each meter claim against the meter as it stands after the claims before it (so two hits
+on one meter in a round are paid one after the other, 649a.12(e)(4)). It never raises for bad
+input: a refusal is an `EventRejected` event with the reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from functools import reduce
+
+from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
+from controller.config import FloorConfig, load_floor_config
+from controller.errors import ConfigError, RuleViolation
+from controller.events import (
+    ConfigActivated,
+    Event,
+    EventRejected,
+    HitPaid,
+    HitValidated,
+    MeterCorrected,
+)
+from controller.floor_evolve import evolve
+from controller.meter import (
+    ContributionClaim,
+    HitClaim,
+    ReversalClaim,
+    decide_meter,
+    evolve_meter,
+    seed_meter,
+)
+from controller.state import FloorState, MeterState
+from controller.table import decide_table
+from controller.table_events import TableEvent
+
+__all__ = ["decide", "evolve", "replay", "run"]
+
+Command = TableEvent | OperatorCommand
+
+
+def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
+    """The events that accepting ``command`` produces, or one `EventRejected` with the reason."""
+    try:
+        match command:
+            case ActivateConfig():
+                return _activate(state, command)
+            case CorrectMeter():
+                return (_correct(state, command),)
+            case ValidateHit() | PayHit():
+                return (_hit_life(state, command),)
+            case _:
+                return _table_event(state, command)
+    except RuleViolation as exc:
+        return (_rejected(command, str(exc)),)
+    except ConfigError as exc:
+        return (_rejected(command, f"configuration refused: {exc}"),)
+
+
+def _rejected(command: Command, reason: str) -> EventRejected:
+    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
+        return EventRejected(
+            event_id=command.command_id,
+            table_id="",
+            event_type=type(command).__name__,
+            reason=reason,
+            occurred_at=command.occurred_at,
+        )
+    return EventRejected(
+        event_id=command.event_id,
+        table_id=command.table_id,
+        event_type=command.TYPE,
+        reason=reason,
+        occurred_at=command.occurred_at,
+    )
+
+
+def _require_config(state: FloorState) -> FloorConfig:
+    if state.config is None:
+        msg = "no floor configuration is active yet; activate one before table events"
+        raise RuleViolation(msg)
+    return state.config
+
+
+def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
+    config = _require_config(state)
+    steps = decide_table(config, state.tables.get(event.table_id), event)
+    out: list[Event] = [event]
+    working: dict[str, MeterState] = {}
+    for step in steps:
+        if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
+            meter = working.get(step.meter_id) or state.meters[step.meter_id]
+            meter_event = decide_meter(meter, config.meters[step.meter_id], step)
+            working[step.meter_id] = evolve_meter(meter, meter_event)
+            out.append(meter_event)
+        else:
+            out.append(step)
+    return tuple(out)
+
+
+def _activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
+    """The first configuration seeds every meter; a later one may add tables and meters, but a live
+    meter's definition does not change under it (it would need a safe point: a later issue)."""
+    config = load_floor_config(command.text, command.source)
+    if state.config is not None:
+        for meter_id, meter in state.config.meters.items():
+            if config.meters.get(meter_id) != meter:
+                msg = (
+                    f"meter {meter_id!r} would change or vanish; a live meter's definition "
+                    "changes only at a safe point"
+                )
+                raise RuleViolation(msg)
+    activated = ConfigActivated(
+        version=state.config_version + 1,
+        source=command.source,
+        text=command.text,
+        digest=hashlib.sha256(command.text.encode()).hexdigest(),
+        by=command.by,
+        occurred_at=command.occurred_at,
+    )
+    seeds = tuple(
+        seed_meter(MeterState(meter_id=mid), definition, command.occurred_at)
+        for mid, definition in config.meters.items()
+        if mid not in state.meters
+    )
+    return (activated, *seeds)
+
+
+def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
+    """A meter goes down only by an award or an authorised correction that says who and why."""
+    meter = state.meters.get(command.meter_id)
+    if meter is None:
+        msg = f"unknown meter {command.meter_id!r}"
+        raise RuleViolation(msg)
+    if not command.by.strip() or not command.reason.strip():
+        msg = "a meter correction needs who made it (by) and why (reason)"
+        raise RuleViolation(msg)
+    if (
+        meter.amount_sub + command.amount_delta_sub < 0
+        or meter.reserve_sub + command.reserve_delta_sub < 0
+    ):
+        msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
+        raise RuleViolation(msg)
+    return MeterCorrected(
+        meter_id=command.meter_id,
+        amount_delta_sub=command.amount_delta_sub,
+        reserve_delta_sub=command.reserve_delta_sub,
+        by=command.by,
+        reason=command.reason,
+        meter_seq=meter.seq + 1,
+        occurred_at=command.occurred_at,
+    )
+
+
+def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated | HitPaid:
+    """Recognised -> validated -> paid, in that order only (649a.11(c)(5)(iii)-(iv))."""
+    hit = state.hits.get(command.hit_id)
+    if hit is None:
+        msg = f"unknown hit {command.hit_id!r}"
+        raise RuleViolation(msg)
+    if isinstance(command, ValidateHit):
+        if hit.status != "pending_validation":
+            msg = f"hit {command.hit_id!r} is {hit.status}, not pending validation"
+            raise RuleViolation(msg)
+        return HitValidated(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+    if hit.status != "validated":
+        msg = f"hit {command.hit_id!r} is {hit.status}; it must be validated before it is paid"
+        raise RuleViolation(msg)
+    return HitPaid(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+
+
+def replay(events: Iterable[Event], initial: FloorState | None = None) -> FloorState:
+    """State from a log of events: a fold of `evolve`."""
+    return reduce(evolve, events, initial or FloorState())
+
+
+def run(
+    commands: Iterable[Command], state: FloorState | None = None
+) -> tuple[FloorState, list[Event]]:
+    """Decide and evolve a sequence of commands; the events it produced, in order."""
+    current = state or FloorState()
+    log: list[Event] = []
+    for command in commands:
+        events = decide(current, command)
+        log.extend(events)
+        current = reduce(evolve, events, current)
+    return current, log

@@ -1,0 +1,129 @@
+"""``evolve(state, event) -> state`` for the whole floor. Never raises, never decides.
+
+Kept apart from `controller.floor` (the decider) so each reads in one sitting; `floor` re-exports
+it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import assert_never
+
+from controller.config import load_floor_config
+from controller.events import (
+    ConfigActivated,
+    ContributionRecorded,
+    ContributionsReversed,
+    EnvyAwarded,
+    Event,
+    EventRejected,
+    FixedAwarded,
+    HitPaid,
+    HitValidated,
+    MeterCorrected,
+    MeterEvent,
+    MeterSeeded,
+    ProgressiveHit,
+)
+from controller.meter import evolve_meter
+from controller.state import FloorState, HitState, HitStatus, MeterState, RoundState, TableState
+from controller.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
+
+
+def evolve(state: FloorState, event: Event) -> FloorState:
+    """The state after ``event``."""
+    match event:
+        case (
+            RoundOpened()
+            | WagerPlaced()
+            | WagersLocked()
+            | DecisionMade()
+            | RoundSettled()
+            | RoundVoided()
+        ):
+            return _table(state, event)
+        case MeterSeeded() | ContributionsReversed() | MeterCorrected():
+            return _meter(state, event)
+        case ContributionRecorded():
+            return _round_contribution(_meter(state, event), event)
+        case ProgressiveHit():
+            hit = HitState(
+                hit_id=event.hit_id,
+                meter_id=event.meter_id,
+                amount_cents=event.amount_cents,
+                status="pending_validation",
+            )
+            return replace(_meter(state, event), hits=state.hits.set(event.hit_id, hit))
+        case HitValidated() | HitPaid():
+            return _hit_status(state, event)
+        case ConfigActivated():
+            config = load_floor_config(event.text, event.source)
+            return replace(state, config=config, config_version=event.version)
+        case FixedAwarded() | EnvyAwarded() | EventRejected():
+            return state
+        case _:
+            assert_never(event)
+
+
+def _meter(state: FloorState, event: MeterEvent) -> FloorState:
+    meter = state.meters.get(event.meter_id) or MeterState(meter_id=event.meter_id)
+    return replace(state, meters=state.meters.set(event.meter_id, evolve_meter(meter, event)))
+
+
+def _round_contribution(state: FloorState, event: ContributionRecorded) -> FloorState:
+    table = state.tables.get(event.table_id)
+    if table is None or table.round is None or table.round.round_id != event.round_id:
+        return state
+    entry = (event.meter_id, event.primary_sub, event.reserve_sub)
+    round_state = replace(table.round, contributions=(*table.round.contributions, entry))
+    return replace(
+        state, tables=state.tables.set(event.table_id, replace(table, round=round_state))
+    )
+
+
+def _hit_status(state: FloorState, event: HitValidated | HitPaid) -> FloorState:
+    hit = state.hits.get(event.hit_id)
+    if hit is None:
+        return state
+    status: HitStatus = "validated" if isinstance(event, HitValidated) else "paid"
+    return replace(state, hits=state.hits.set(event.hit_id, replace(hit, status=status)))
+
+
+def _table(state: FloorState, event: TableEvent) -> FloorState:
+    table = state.tables.get(event.table_id) or TableState(table_id=event.table_id)
+    round_state = _next_round(table.round, event)
+    updated = replace(table, last_seq=event.seq, round=round_state)
+    return replace(state, tables=state.tables.set(event.table_id, updated))
+
+
+def _next_round(current: RoundState | None, event: TableEvent) -> RoundState | None:
+    if isinstance(event, RoundOpened):
+        return RoundState(
+            round_id=event.round_id,
+            game=event.game,
+            phase="open",
+            event_ids=frozenset({event.event_id}),
+        )
+    if current is None:
+        return None
+    seen = current.event_ids | {event.event_id}
+    match event:
+        case WagerPlaced():
+            return replace(current, wagers=(*current.wagers, event), event_ids=seen)
+        case WagersLocked():
+            return replace(current, phase="locked", event_ids=seen)
+        case DecisionMade():
+            return replace(current, decisions=(*current.decisions, event), event_ids=seen)
+        case RoundSettled():
+            return replace(current, phase="settled", event_ids=seen)
+        case RoundVoided():
+            return replace(current, phase="voided", event_ids=seen)
+    return current

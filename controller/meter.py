@@ -1,0 +1,233 @@
+"""The meter stage: the single writer of each meter.
+
+The table stage (`controller.settlement`) says *what* is owed to a meter (claims); this stage says
+*how much*, from the meter as it stands at that moment. Keeping the two apart is what lets the Kafka
+engine partition rounds by table and meters by meter, and it is what makes 649a.12(e)(4) hold: a
+progressive is paid "in accordance with the amount on the meter when it is the player's turn", so a
+second winner of the same meter is paid from the meter after the first payout and reset.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from typing import assert_never
+
+from controller.config import MeterDef
+from controller.events import (
+    AwardShare,
+    ContributionRecorded,
+    ContributionsReversed,
+    MeterCorrected,
+    MeterEvent,
+    MeterSeeded,
+    ProgressiveHit,
+)
+from controller.money import SUBUNITS_PER_CENT, cents_to_subunits, percent_of_meter_cents
+from controller.state import MeterState
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContributionClaim:
+    """A locked wager's contribution, computed by the table stage at the rates in force."""
+
+    meter_id: str
+    table_id: str
+    round_id: str
+    seat: int
+    wager: str
+    on: str
+    wager_cents: int
+    primary_sub: int
+    reserve_sub: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReversalClaim:
+    """A voided round's contributions to take back (a correction with a reason)."""
+
+    meter_id: str
+    table_id: str
+    round_id: str
+    primary_sub: int
+    reserve_sub: int
+    count: int
+    reason: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HitClaim:
+    """A winning hand owed a share of the meter; ``recipients`` in settlement order."""
+
+    meter_id: str
+    table_id: str
+    round_id: str
+    wager: str
+    on: str
+    hand: str
+    cards: tuple[str, ...]
+    share: Fraction
+    recipients: tuple[int, ...]
+    occurred_at: str
+
+
+MeterClaim = ContributionClaim | ReversalClaim | HitClaim
+
+
+def seed_meter(meter: MeterState, definition: MeterDef, occurred_at: str) -> MeterSeeded:
+    """The opening seed of a new meter (649a.12(e)(3), (h)(3), (i)(4), (j)(3))."""
+    return MeterSeeded(
+        meter_id=meter.meter_id,
+        amount_sub=definition.seed_subunits,
+        meter_seq=meter.seq + 1,
+        occurred_at=occurred_at,
+    )
+
+
+def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> MeterEvent:
+    """Turn one claim into the meter event that settles it, from the meter as it stands."""
+    match claim:
+        case ContributionClaim():
+            return _contribution(meter, definition, claim)
+        case ReversalClaim():
+            return ContributionsReversed(
+                meter_id=claim.meter_id,
+                table_id=claim.table_id,
+                round_id=claim.round_id,
+                primary_sub=claim.primary_sub,
+                reserve_sub=claim.reserve_sub,
+                count=claim.count,
+                reason=claim.reason,
+                meter_seq=meter.seq + 1,
+                occurred_at=claim.occurred_at,
+            )
+        case HitClaim():
+            return _hit(meter, definition, claim)
+        case _:
+            assert_never(claim)
+
+
+def _contribution(
+    meter: MeterState, definition: MeterDef, claim: ContributionClaim
+) -> ContributionRecorded:
+    """Primary to the meter and reserve to the reserve; above a ceiling, the primary overflows to
+    the reserve (industry practice: a capped meter keeps funding the next start)."""
+    primary, reserve = claim.primary_sub, claim.reserve_sub
+    if definition.ceiling_cents is not None:
+        room = max(0, cents_to_subunits(definition.ceiling_cents) - meter.amount_sub)
+        overflow = max(0, primary - room)
+        primary, reserve = primary - overflow, reserve + overflow
+    return ContributionRecorded(
+        meter_id=claim.meter_id,
+        table_id=claim.table_id,
+        round_id=claim.round_id,
+        seat=claim.seat,
+        wager=claim.wager,
+        on=claim.on,
+        wager_cents=claim.wager_cents,
+        primary_sub=primary,
+        reserve_sub=reserve,
+        meter_seq=meter.seq + 1,
+        occurred_at=claim.occurred_at,
+    )
+
+
+def split_equally(total_cents: int, recipients: tuple[int, ...]) -> tuple[AwardShare, ...]:
+    """Divide a dealer-hand jackpot equally (649a.12(i)(2)), parts summing exactly to the total.
+
+    Policy for indivisible cents: the remainder goes one cent each to the first recipients in
+    settlement order (farthest to the dealer's right first, 649a.11(c)), so the split is
+    deterministic and never differs by more than one cent between players.
+    """
+    base, remainder = divmod(total_cents, len(recipients))
+    return tuple(
+        AwardShare(seat=seat, amount_cents=base + (1 if index < remainder else 0))
+        for index, seat in enumerate(recipients)
+    )
+
+
+def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> ProgressiveHit:
+    """Pay a share of the meter in whole cents, rounded down; the sub-cent rest stays on the meter.
+
+    A 100% award resets the meter to its reseed plus the reserve (649a.12(i)(4); rules README 6-7).
+    """
+    amount_cents = percent_of_meter_cents(meter.amount_sub, claim.share)
+    after = meter.amount_sub - amount_cents * SUBUNITS_PER_CENT
+    reserve_after, reseed = meter.reserve_sub, 0
+    if claim.share == 1:
+        reseed = definition.reseed_subunits
+        after, reserve_after = after + reseed + meter.reserve_sub, 0
+    label = "dealer" if claim.on == "dealer" else f"seat{claim.recipients[0]}"
+    return ProgressiveHit(
+        hit_id=f"{claim.table_id}/{claim.round_id}/{claim.wager}/{label}",
+        meter_id=claim.meter_id,
+        table_id=claim.table_id,
+        round_id=claim.round_id,
+        wager=claim.wager,
+        on=claim.on,
+        hand=claim.hand,
+        cards=claim.cards,
+        share=f"{claim.share * 100}%",
+        amount_cents=amount_cents,
+        winners=split_equally(amount_cents, claim.recipients),
+        meter_before_sub=meter.amount_sub,
+        meter_after_sub=after,
+        reserve_before_sub=meter.reserve_sub,
+        reserve_after_sub=reserve_after,
+        reseed_sub=reseed,
+        meter_seq=meter.seq + 1,
+        occurred_at=claim.occurred_at,
+    )
+
+
+def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
+    """Apply a meter event; never raises, never decides."""
+    match event:
+        case MeterSeeded():
+            return replace(
+                meter,
+                amount_sub=meter.amount_sub + event.amount_sub,
+                seeded_sub=meter.seeded_sub + event.amount_sub,
+                seq=event.meter_seq,
+            )
+        case ContributionRecorded():
+            return replace(
+                meter,
+                amount_sub=meter.amount_sub + event.primary_sub,
+                reserve_sub=meter.reserve_sub + event.reserve_sub,
+                contributed_sub=meter.contributed_sub + event.primary_sub + event.reserve_sub,
+                contributions=meter.contributions + 1,
+                seq=event.meter_seq,
+            )
+        case ContributionsReversed():
+            return replace(
+                meter,
+                amount_sub=meter.amount_sub - event.primary_sub,
+                reserve_sub=meter.reserve_sub - event.reserve_sub,
+                corrected_sub=meter.corrected_sub - event.primary_sub - event.reserve_sub,
+                seq=event.meter_seq,
+            )
+        case ProgressiveHit():
+            return replace(
+                meter,
+                amount_sub=event.meter_after_sub,
+                reserve_sub=event.reserve_after_sub,
+                seeded_sub=meter.seeded_sub + event.reseed_sub,
+                paid_sub=meter.paid_sub + event.amount_cents * SUBUNITS_PER_CENT,
+                hits=meter.hits + 1,
+                seq=event.meter_seq,
+            )
+        case MeterCorrected():
+            return replace(
+                meter,
+                amount_sub=meter.amount_sub + event.amount_delta_sub,
+                reserve_sub=meter.reserve_sub + event.reserve_delta_sub,
+                corrected_sub=meter.corrected_sub
+                + event.amount_delta_sub
+                + event.reserve_delta_sub,
+                seq=event.meter_seq,
+            )
+        case _:
+            assert_never(event)
