@@ -65,3 +65,11 @@ class AdapterError(JackpotError):
 
 class StoreUnavailable(AdapterError):
     """The event log or a read model cannot be reached right now; callers may retry."""
+
+
+class DuplicateRecord(AdapterError):
+    """An append carried a dedupe id that the log already holds; nothing was appended."""
+
+
+class CorruptSnapshot(AdapterError):
+    """A stored snapshot failed its checksum or could not be decoded: rebuild from the log."""

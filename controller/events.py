@@ -179,7 +179,8 @@ class HitPaid:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EventRejected:
-    """Input the rules refused; recorded with the reason, it changes nothing else."""
+    """Input the rules refused: the dead-letter record, with the reason and (at the edge) the raw
+    input as received. It changes nothing else."""
 
     TYPE: ClassVar[str] = "event_rejected"
     event_id: str
@@ -187,6 +188,7 @@ class EventRejected:
     event_type: str
     reason: str
     occurred_at: str
+    raw: str = ""
 
 
 MeterEvent = (

@@ -66,7 +66,7 @@ def evolve(state: FloorState, event: Event) -> FloorState:
             return _hit_status(state, event)
         case ConfigActivated():
             config = load_floor_config(event.text, event.source)
-            return replace(state, config=config, config_version=event.version)
+            return replace(state, config=config, config_version=event.version, config_event=event)
         case FixedAwarded() | EnvyAwarded() | EventRejected():
             return state
         case _:

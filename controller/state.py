@@ -14,6 +14,7 @@ from typing import Literal
 from immutables import Map
 
 from controller.config import FloorConfig
+from controller.events import ConfigActivated
 from controller.table_events import DecisionMade, WagerPlaced
 
 RoundPhase = Literal["open", "locked", "settled", "voided"]
@@ -86,6 +87,7 @@ class FloorState:
 
     config: FloorConfig | None = None
     config_version: int = 0
+    config_event: ConfigActivated | None = None
     tables: Map[str, TableState] = field(default_factory=Map)
     meters: Map[str, MeterState] = field(default_factory=Map)
     hits: Map[str, HitState] = field(default_factory=Map)

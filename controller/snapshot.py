@@ -1,0 +1,87 @@
+"""Floor state as a plain dict and back, for snapshots (a restart replays only the log's tail).
+
+A snapshot is a cache, never a source of truth: the engine checks its checksum and, if it fails or
+does not decode, rebuilds from the log. The configuration is kept as the `ConfigActivated` event it
+came from, so it is re-parsed exactly as a replay would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from immutables import Map
+
+from controller.codec import event_from_dict, event_to_dict
+from controller.config import load_floor_config
+from controller.events import ConfigActivated
+from controller.state import FloorState, HitState, MeterState, RoundState, TableState
+from controller.table_events import DecisionMade, WagerPlaced, from_contract, to_contract
+
+SNAPSHOT_VERSION = 1
+
+
+def state_to_dict(state: FloorState) -> dict[str, Any]:
+    """Everything needed to resume deciding exactly where the log left off."""
+    return {
+        "snapshot_version": SNAPSHOT_VERSION,
+        "config_event": event_to_dict(state.config_event) if state.config_event else None,
+        "tables": [_table(t) for t in state.tables.values()],
+        "meters": [dataclasses.asdict(m) for m in state.meters.values()],
+        "hits": [dataclasses.asdict(h) for h in state.hits.values()],
+    }
+
+
+def _table(table: TableState) -> dict[str, Any]:
+    current = table.round
+    return {
+        "table_id": table.table_id,
+        "last_seq": table.last_seq,
+        "round": None
+        if current is None
+        else {
+            "round_id": current.round_id,
+            "game": current.game,
+            "phase": current.phase,
+            "wagers": [to_contract(w) for w in current.wagers],
+            "decisions": [to_contract(d) for d in current.decisions],
+            "contributions": [list(c) for c in current.contributions],
+            "event_ids": sorted(current.event_ids),
+        },
+    }
+
+
+def state_from_dict(raw: dict[str, Any]) -> FloorState:
+    """The state a snapshot describes; KeyError/TypeError/ValueError if it is malformed."""
+    if raw.get("snapshot_version") != SNAPSHOT_VERSION:
+        msg = f"snapshot version {raw.get('snapshot_version')!r} is not {SNAPSHOT_VERSION}"
+        raise ValueError(msg)
+    state = FloorState()
+    config_raw = raw["config_event"]
+    if config_raw is not None:
+        event = event_from_dict(config_raw)
+        assert isinstance(event, ConfigActivated)
+        config = load_floor_config(event.text, event.source)
+        state = FloorState(config=config, config_version=event.version, config_event=event)
+    tables = Map({t["table_id"]: _table_from(t) for t in raw["tables"]})
+    meters = Map({m["meter_id"]: MeterState(**m) for m in raw["meters"]})
+    hits = Map({h["hit_id"]: HitState(**h) for h in raw["hits"]})
+    return dataclasses.replace(state, tables=tables, meters=meters, hits=hits)
+
+
+def _table_from(raw: dict[str, Any]) -> TableState:
+    current = raw["round"]
+    round_state = None
+    if current is not None:
+        wagers = tuple(from_contract(w) for w in current["wagers"])
+        decisions = tuple(from_contract(d) for d in current["decisions"])
+        round_state = RoundState(
+            round_id=current["round_id"],
+            game=current["game"],
+            phase=current["phase"],
+            wagers=tuple(w for w in wagers if isinstance(w, WagerPlaced)),
+            decisions=tuple(d for d in decisions if isinstance(d, DecisionMade)),
+            contributions=tuple((c[0], c[1], c[2]) for c in current["contributions"]),
+            event_ids=frozenset(current["event_ids"]),
+        )
+    return TableState(table_id=raw["table_id"], last_seq=raw["last_seq"], round=round_state)

@@ -1,0 +1,219 @@
+"""The embedded engine: one process, one durable log, state derived from it and nothing else.
+
+Ingest runs each table event through the schema check, the idempotency check and the core's
+`decide`; the whole batch's events are appended to the log in one atomic write, and only then does
+the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
+restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
+is ignored and the state rebuilt from the whole log.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Literal
+
+from controller.codec import event_from_dict, event_to_dict
+from controller.commands import ActivateConfig, OperatorCommand
+from controller.errors import CorruptSnapshot, RuleViolation
+from controller.events import Event, EventRejected
+from controller.floor import decide, evolve
+from controller.snapshot import state_from_dict, state_to_dict
+from controller.state import FloorState
+from controller.table_events import TableEventBase, from_contract
+from streams.ports import EventLog, LogRecord, SnapshotStore
+from streams.validation import validate_table_event
+
+Status = Literal["accepted", "duplicate", "rejected"]
+Listener = Callable[[Sequence[Event]], None]
+MAX_RAW_KEPT = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one submitted event or command."""
+
+    event_id: str
+    status: Status
+    reason: str = ""
+
+
+def utc_now() -> str:
+    """The wall clock as RFC 3339 (only the edge reads it; the core is given it)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def encode(event: Event) -> bytes:
+    """An event as the log stores it: compact, key-sorted JSON."""
+    return json.dumps(event_to_dict(event), separators=(",", ":"), sort_keys=True).encode()
+
+
+def decode(payload: bytes) -> Event:
+    """The event a log payload holds."""
+    return event_from_dict(json.loads(payload))
+
+
+def record_key(event: Event) -> str:
+    """The ordering key: the meter for meter events, the table for table events, else "floor"."""
+    meter_id = getattr(event, "meter_id", None)
+    table_id = getattr(event, "table_id", None)
+    return str(meter_id or table_id or "floor")
+
+
+class EmbeddedController:
+    """The controller on one machine over an `EventLog` and a `SnapshotStore`."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        snapshots: SnapshotStore,
+        *,
+        snapshot_every: int = 20_000,
+        clock: Callable[[], str] = utc_now,
+    ) -> None:
+        self._log = log
+        self._snapshots = snapshots
+        self._snapshot_every = snapshot_every
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self._state = FloorState()
+        self._position = 0
+        self._snapshot_position = 0
+        self.restore_note = ""
+
+    @property
+    def state(self) -> FloorState:
+        """The current state (immutable: safe to read from any thread)."""
+        return self._state
+
+    @property
+    def position(self) -> int:
+        """The log position the state reflects."""
+        return self._position
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with each appended batch of events, after it is durable."""
+        self._listeners.append(listener)
+
+    def start(self, config_text: str, config_source: str, by: str = "system") -> Outcome:
+        """Restore from snapshot and log; activate the configuration if it is new."""
+        with self._lock:
+            self._restore()
+            current = self._state.config_event
+            if current is not None and current.text == config_text:
+                return Outcome("config", "duplicate", "configuration already active")
+            command = ActivateConfig(
+                command_id=f"config-{self._position + 1}",
+                source=config_source,
+                text=config_text,
+                by=by,
+                occurred_at=self._clock(),
+            )
+            return self.operate(command)
+
+    def _restore(self) -> None:
+        state, position = FloorState(), 0
+        try:
+            latest = self._snapshots.latest()
+            if latest is not None:
+                position, blob = latest
+                state = state_from_dict(json.loads(blob))
+        except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
+            self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
+            state, position = FloorState(), 0
+        for record in self._log.read(after=position):
+            state = evolve(state, decode(record.payload))
+            position = record.position
+        self._state, self._position, self._snapshot_position = state, position, position
+
+    def submit(self, raws: Iterable[object]) -> list[Outcome]:
+        """Validate, de-duplicate and decide a batch of raw table events; append it atomically."""
+        with self._lock:
+            state, outcomes, batch, events = self._state, [], [], []
+            seen: set[str] = set()
+            for raw in raws:
+                outcome, produced = self._one(state, raw, seen)
+                outcomes.append(outcome)
+                for event in produced:
+                    state = evolve(state, event)
+                    dedupe = event.event_id if isinstance(event, TableEventBase) else ""
+                    batch.append(LogRecord(record_key(event), encode(event), dedupe))
+                    events.append(event)
+            self._commit(state, batch, events)
+            return outcomes
+
+    def _one(
+        self, state: FloorState, raw: object, seen: set[str]
+    ) -> tuple[Outcome, tuple[Event, ...]]:
+        event_id = raw.get("event_id") if isinstance(raw, dict) else None
+        if isinstance(event_id, str) and (event_id in seen or self._log.contains(event_id)):
+            return Outcome(event_id, "duplicate", "already accepted"), ()
+        try:
+            command = from_contract(validate_table_event(raw))
+        except RuleViolation as exc:
+            return self._dead_letter(raw, str(exc))
+        produced = decide(state, command)
+        first = produced[0]
+        if isinstance(first, EventRejected):
+            return self._dead_letter(raw, first.reason, first)
+        seen.add(command.event_id)
+        return Outcome(command.event_id, "accepted"), produced
+
+    def _dead_letter(
+        self, raw: object, reason: str, rejected: EventRejected | None = None
+    ) -> tuple[Outcome, tuple[Event, ...]]:
+        """A refused input is recorded with its reason and the raw input; it changes nothing."""
+        fields = raw if isinstance(raw, dict) else {}
+        text = json.dumps(raw, sort_keys=True, default=str)[:MAX_RAW_KEPT]
+        event_id = str(fields.get("event_id", ""))[:128] or f"unidentified@{self._clock()}"
+        record = rejected or EventRejected(
+            event_id=event_id,
+            table_id=str(fields.get("table_id", ""))[:64],
+            event_type=str(fields.get("type", ""))[:64],
+            reason=reason,
+            occurred_at=self._clock(),
+        )
+        return Outcome(record.event_id, "rejected", reason), (replace(record, raw=text),)
+
+    def record_rejection(self, raw_text: str, reason: str) -> Outcome:
+        """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
+        with self._lock:
+            outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
+            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            self._commit(self._state, batch, list(produced))
+            return outcome
+
+    def operate(self, command: OperatorCommand) -> Outcome:
+        """Decide an operator command (configuration, correction, hit validation or payment)."""
+        with self._lock:
+            produced = decide(self._state, command)
+            state = self._state
+            for event in produced:
+                state = evolve(state, event)
+            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            self._commit(state, batch, list(produced))
+            first = produced[0]
+            if isinstance(first, EventRejected):
+                return Outcome(command.command_id, "rejected", first.reason)
+            return Outcome(command.command_id, "accepted")
+
+    def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
+        if not batch:
+            return
+        position = self._log.append(batch)  # raises before any state moves
+        self._state, self._position = state, position
+        for listener in self._listeners:
+            listener(events)
+        if position - self._snapshot_position >= self._snapshot_every:
+            self.snapshot()
+
+    def snapshot(self) -> None:
+        """Save the state at the current position."""
+        with self._lock:
+            blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
+            self._snapshots.save(self._position, blob)
+            self._snapshot_position = self._position

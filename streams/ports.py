@@ -1,0 +1,85 @@
+"""Ports: what the controller needs from the technologies at its edge, as `typing.Protocol`s.
+
+Each port has an in-memory twin for tests (`streams.memory`) and one adapter per technology
+(`streams.sqlite_log` for the embedded engine; Kafka and Redis adapters for the scale-out engine).
+Contract tests written once (`tests/streams/log_contract.py`) run against every adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One event to append. ``key`` orders it (a table or meter id); ``dedupe_id`` makes the append
+    idempotent (a table event's ``event_id``; empty for derived events)."""
+
+    key: str
+    payload: bytes
+    dedupe_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRecord:
+    """A record as the log holds it; ``position`` is 1-based and strictly increasing."""
+
+    position: int
+    key: str
+    payload: bytes
+
+
+class EventLog(Protocol):
+    """A durable, append-only log. State is only ever derived from it.
+
+    Guarantees every adapter must pass (`tests/streams/log_contract.py`): a batch is appended
+    atomically (all or nothing); records read back in append order, so order per key holds; a
+    ``dedupe_id`` is accepted once; what was appended survives a reopen.
+    """
+
+    def append(self, batch: Sequence[LogRecord]) -> int:
+        """Append atomically; the position of the last record. Raises DuplicateRecord if any
+        ``dedupe_id`` in the batch is already in the log (then nothing is appended)."""
+        ...
+
+    def read(self, after: int = 0) -> Iterator[StoredRecord]:
+        """Records with position > ``after``, in order."""
+        ...
+
+    def head(self) -> int:
+        """The position of the last record (0 when empty)."""
+        ...
+
+    def contains(self, dedupe_id: str) -> bool:
+        """Whether a record with this ``dedupe_id`` was appended."""
+        ...
+
+    def close(self) -> None:
+        """Release the log; appended records stay."""
+        ...
+
+
+class SnapshotStore(Protocol):
+    """Snapshots of derived state at a log position, so a restart replays only the tail."""
+
+    def save(self, position: int, blob: bytes) -> None:
+        """Keep ``blob`` as the state after ``position``."""
+        ...
+
+    def latest(self) -> tuple[int, bytes] | None:
+        """The newest snapshot as (position, blob), or None."""
+        ...
+
+
+class MeterReadModel(Protocol):
+    """The live meter values signage reads (Redis on the Kafka engine, memory when embedded)."""
+
+    def publish(self, meter_id: str, seq: int, fields: dict[str, str]) -> bool:
+        """Store the meter's fields unless a newer ``seq`` is already there; True if stored."""
+        ...
+
+    def read(self, meter_id: str) -> dict[str, str] | None:
+        """The meter's latest fields, or None."""
+        ...
