@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from streams import replay_cmd, simulate_cmd
+from streams import ingest_cmd, replay_cmd, simulate_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="jackpot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     replay_cmd.add_parser(sub)
+    ingest_cmd.add_parser(sub)
     simulate_cmd.add_parser(sub)
     return parser
 

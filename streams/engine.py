@@ -63,6 +63,17 @@ def record_key(event: Event) -> str:
     return str(meter_id or table_id or "floor")
 
 
+def fold_log(
+    log: EventLog, state: FloorState | None = None, after: int = 0
+) -> tuple[FloorState, int]:
+    """State from the log alone (a clean replay, no snapshot) and the position it reflects."""
+    current, position = state or FloorState(), after
+    for record in log.read(after=after):
+        current = evolve(current, decode(record.payload))
+        position = record.position
+    return current, position
+
+
 class EmbeddedController:
     """The controller on one machine over an `EventLog` and a `SnapshotStore`."""
 
@@ -125,9 +136,7 @@ class EmbeddedController:
         except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
             self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
             state, position = FloorState(), 0
-        for record in self._log.read(after=position):
-            state = evolve(state, decode(record.payload))
-            position = record.position
+        state, position = fold_log(self._log, state, position)
         self._state, self._position, self._snapshot_position = state, position, position
 
     def submit(self, raws: Iterable[object]) -> list[Outcome]:
