@@ -37,7 +37,7 @@ RANK_CHARS = "23456789TJQKA"
 ACE = 14
 MAX_SAME_RANK = 4
 
-K = TypeVar("K")
+_Key = TypeVar("_Key")
 
 
 class Suit(enum.IntEnum):
@@ -214,21 +214,20 @@ def display_places(ranks: Sequence[int]) -> tuple[int, ...]:
 
 def set_out(hand: Iterable[Card], places: Sequence[int]) -> tuple[Card, ...]:
     """The cards in `display_places` order, which never depends on the order they arrived in."""
-    weighted = sorted([(places[card.rank] + card.suit, card) for card in hand], reverse=True)
-    return tuple(card for _, card in weighted)
+    return tuple(sorted(hand, key=lambda card: places[card.rank] + card.suit, reverse=True))
 
 
 def hand_tables(
-    size: int, classify: Callable[[tuple[int, ...], bool], K]
-) -> tuple[dict[int, tuple[K, tuple[int, ...]]], dict[int, tuple[K, tuple[int, ...]]]]:
+    size: int, classify: Callable[[tuple[int, ...], bool], _Key]
+) -> tuple[dict[int, tuple[_Key, tuple[int, ...]]], dict[int, tuple[_Key, tuple[int, ...]]]]:
     """(unsuited, suited) tables: rank-count code -> (key, display places), built at import.
 
     `classify(ranks, suited)` gets the ranks high first. Evaluating a hand is then a sum of
     `RANK_FIELD`s, a same-suit test and one dict lookup. The suited table holds only distinct ranks:
     cards of one suit cannot pair.
     """
-    unsuited: dict[int, tuple[K, tuple[int, ...]]] = {}
-    suited: dict[int, tuple[K, tuple[int, ...]]] = {}
+    unsuited: dict[int, tuple[_Key, tuple[int, ...]]] = {}
+    suited: dict[int, tuple[_Key, tuple[int, ...]]] = {}
     for ranks in rank_multisets(size):
         code = rank_code(ranks)
         places = display_places(ranks)

@@ -138,6 +138,7 @@ def five_card_key(hand: Sequence[Card]) -> FiveCardKey:
 
 
 def _hand(five: Sequence[Card], entry: tuple[FiveCardKey, tuple[int, ...]]) -> FiveCardHand:
+    """The hand object, built once for the chosen five (`best_five` compares bare keys)."""
     (category, tiebreak), places = entry
     return FiveCardHand(category, tiebreak, set_out(five, places))
 

@@ -74,7 +74,9 @@ def test_sigkill_during_ingest_loses_nothing_and_applies_nothing_twice(tmp_path:
             os.kill(process.pid, signal.SIGKILL)
             kills += 1
         process.wait()
-    finished = subprocess.run(_ingest_command(db, events), capture_output=True, text=True)
+    finished = subprocess.run(
+        _ingest_command(db, events), capture_output=True, text=True, check=False
+    )
     assert finished.returncode == 0, finished.stderr
     assert kills >= 5, "the run finished before enough kills; make it longer"
 
@@ -91,4 +93,6 @@ def test_sigkill_during_ingest_loses_nothing_and_applies_nothing_twice(tmp_path:
     ids = [e["event_id"] for e in accepted if "round_id" in e and "seq" in e]
     assert len(ids) == len(set(ids)), "an event was applied twice"
     lines = sum(1 for line in events.read_text().splitlines() if line.strip())
-    assert len(ids) + len(expected["rejected"]) == lines, "an event was lost"
+    rejected = expected["rejected"]
+    assert isinstance(rejected, list)
+    assert len(ids) + len(rejected) == lines, "an event was lost"
