@@ -81,7 +81,7 @@ class Card:
     def __hash__(self) -> int:
         # Replaces the generated hash((rank, suit)): cheaper, and the evaluators hash every hand's
         # cards to find repeats. Equal cards still hash equal.
-        return self.rank * 4 + self.suit
+        return deck_index(self)
 
     def __str__(self) -> str:
         return RANK_CHARS[self.rank - 2] + self.suit.letter
@@ -101,6 +101,11 @@ class Card:
             )
             raise InvalidCard(msg)
         return card
+
+
+def deck_index(card: Card) -> int:
+    """Position 0..51 in `FULL_DECK`: a plain-int sort key in the same order as the cards."""
+    return (card.rank - 2) * 4 + card.suit
 
 
 FULL_DECK: tuple[Card, ...] = tuple(Card(rank, suit) for rank in range(2, ACE + 1) for suit in Suit)

@@ -6,7 +6,6 @@ it.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import assert_never
 
 from controller.config import load_floor_config
@@ -26,7 +25,15 @@ from controller.events import (
     ProgressiveHit,
 )
 from controller.meter import evolve_meter
-from controller.state import FloorState, HitState, HitStatus, MeterState, RoundState, TableState
+from controller.state import (
+    FloorState,
+    HitState,
+    HitStatus,
+    MeterState,
+    RoundState,
+    TableState,
+    fast_replace,
+)
 from controller.table_events import (
     DecisionMade,
     RoundOpened,
@@ -61,12 +68,14 @@ def evolve(state: FloorState, event: Event) -> FloorState:
                 amount_cents=event.amount_cents,
                 status="pending_validation",
             )
-            return replace(_meter(state, event), hits=state.hits.set(event.hit_id, hit))
+            return fast_replace(_meter(state, event), hits=state.hits.set(event.hit_id, hit))
         case HitValidated() | HitPaid():
             return _hit_status(state, event)
         case ConfigActivated():
             config = load_floor_config(event.text, event.source)
-            return replace(state, config=config, config_version=event.version, config_event=event)
+            return fast_replace(
+                state, config=config, config_version=event.version, config_event=event
+            )
         case FixedAwarded() | EnvyAwarded() | EventRejected():
             return state
         case _:
@@ -75,7 +84,7 @@ def evolve(state: FloorState, event: Event) -> FloorState:
 
 def _meter(state: FloorState, event: MeterEvent) -> FloorState:
     meter = state.meters.get(event.meter_id) or MeterState(meter_id=event.meter_id)
-    return replace(state, meters=state.meters.set(event.meter_id, evolve_meter(meter, event)))
+    return fast_replace(state, meters=state.meters.set(event.meter_id, evolve_meter(meter, event)))
 
 
 def _round_contribution(state: FloorState, event: ContributionRecorded) -> FloorState:
@@ -83,9 +92,9 @@ def _round_contribution(state: FloorState, event: ContributionRecorded) -> Floor
     if table is None or table.round is None or table.round.round_id != event.round_id:
         return state
     entry = (event.meter_id, event.primary_sub, event.reserve_sub)
-    round_state = replace(table.round, contributions=(*table.round.contributions, entry))
-    return replace(
-        state, tables=state.tables.set(event.table_id, replace(table, round=round_state))
+    round_state = fast_replace(table.round, contributions=(*table.round.contributions, entry))
+    return fast_replace(
+        state, tables=state.tables.set(event.table_id, fast_replace(table, round=round_state))
     )
 
 
@@ -94,14 +103,14 @@ def _hit_status(state: FloorState, event: HitValidated | HitPaid) -> FloorState:
     if hit is None:
         return state
     status: HitStatus = "validated" if isinstance(event, HitValidated) else "paid"
-    return replace(state, hits=state.hits.set(event.hit_id, replace(hit, status=status)))
+    return fast_replace(state, hits=state.hits.set(event.hit_id, fast_replace(hit, status=status)))
 
 
 def _table(state: FloorState, event: TableEvent) -> FloorState:
     table = state.tables.get(event.table_id) or TableState(table_id=event.table_id)
     round_state = _next_round(table.round, event)
-    updated = replace(table, last_seq=event.seq, round=round_state)
-    return replace(state, tables=state.tables.set(event.table_id, updated))
+    updated = fast_replace(table, last_seq=event.seq, round=round_state)
+    return fast_replace(state, tables=state.tables.set(event.table_id, updated))
 
 
 def _next_round(current: RoundState | None, event: TableEvent) -> RoundState | None:
@@ -117,13 +126,13 @@ def _next_round(current: RoundState | None, event: TableEvent) -> RoundState | N
     seen = current.event_ids | {event.event_id}
     match event:
         case WagerPlaced():
-            return replace(current, wagers=(*current.wagers, event), event_ids=seen)
+            return fast_replace(current, wagers=(*current.wagers, event), event_ids=seen)
         case WagersLocked():
-            return replace(current, phase="locked", event_ids=seen)
+            return fast_replace(current, phase="locked", event_ids=seen)
         case DecisionMade():
-            return replace(current, decisions=(*current.decisions, event), event_ids=seen)
+            return fast_replace(current, decisions=(*current.decisions, event), event_ids=seen)
         case RoundSettled():
-            return replace(current, phase="settled", event_ids=seen)
+            return fast_replace(current, phase="settled", event_ids=seen)
         case RoundVoided():
-            return replace(current, phase="voided", event_ids=seen)
+            return fast_replace(current, phase="voided", event_ids=seen)
     return current

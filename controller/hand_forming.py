@@ -8,6 +8,7 @@ games use the same sources: a Lunar Poker hand of five or six cards is judged as
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from controller.cards import parse_cards
 from controller.hands.five_card import best_five
@@ -22,10 +23,15 @@ class FormedHand:
     cards: tuple[str, ...]
 
 
+@lru_cache(maxsize=8192)
 def form_hand(
     source: str, own: tuple[str, ...], dealer: tuple[str, ...], community: tuple[str, ...]
 ) -> FormedHand:
-    """The best hand of ``source`` kind ("three_card", "five_card", "five_of_six")."""
+    """The best hand of ``source`` kind ("three_card", "five_card", "five_of_six").
+
+    Memoised: settlement forms the same hand several times (a player's own wager, then each
+    other player's Envy Bonus), and the function is pure, so a cache changes nothing but speed.
+    """
     if source == "three_card":
         three = evaluate_three(parse_cards(own))
         return FormedHand(three.names, tuple(str(c) for c in three.cards))

@@ -9,7 +9,7 @@ second winner of the same meter is paid from the meter after the first payout an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import assert_never
 
@@ -24,7 +24,7 @@ from controller.events import (
     ProgressiveHit,
 )
 from controller.money import SUBUNITS_PER_CENT, cents_to_subunits, percent_of_meter_cents
-from controller.state import MeterState
+from controller.state import MeterState, fast_replace
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,14 +186,14 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
     """Apply a meter event; never raises, never decides."""
     match event:
         case MeterSeeded():
-            return replace(
+            return fast_replace(
                 meter,
                 amount_sub=meter.amount_sub + event.amount_sub,
                 seeded_sub=meter.seeded_sub + event.amount_sub,
                 seq=event.meter_seq,
             )
         case ContributionRecorded():
-            return replace(
+            return fast_replace(
                 meter,
                 amount_sub=meter.amount_sub + event.primary_sub,
                 reserve_sub=meter.reserve_sub + event.reserve_sub,
@@ -202,7 +202,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 seq=event.meter_seq,
             )
         case ContributionsReversed():
-            return replace(
+            return fast_replace(
                 meter,
                 amount_sub=meter.amount_sub - event.primary_sub,
                 reserve_sub=meter.reserve_sub - event.reserve_sub,
@@ -210,7 +210,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 seq=event.meter_seq,
             )
         case ProgressiveHit():
-            return replace(
+            return fast_replace(
                 meter,
                 amount_sub=event.meter_after_sub,
                 reserve_sub=event.reserve_after_sub,
@@ -220,7 +220,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 seq=event.meter_seq,
             )
         case MeterCorrected():
-            return replace(
+            return fast_replace(
                 meter,
                 amount_sub=meter.amount_sub + event.amount_delta_sub,
                 reserve_sub=meter.reserve_sub + event.reserve_delta_sub,

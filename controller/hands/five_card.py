@@ -27,6 +27,7 @@ from controller.cards import (
     Card,
     Suit,
     checked_hand,
+    deck_index,
     hand_tables,
     rank_groups,
     set_out,
@@ -157,7 +158,7 @@ def best_five(cards: Sequence[Card]) -> FiveCardHand:
     (rank, suit) order is kept, so the result never depends on the order the cards arrived in.
     """
     hand = checked_hand(cards, (5, 6, 7), "best-five")
-    ordered = sorted(hand, reverse=True)
+    ordered = sorted(hand, key=deck_index, reverse=True)
     best = tuple(ordered[:5])
     best_entry = _entry(best)
     # combinations() walks from the highest cards down, so a strict ">" keeps the first of equals.

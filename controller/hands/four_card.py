@@ -21,6 +21,7 @@ from controller.cards import (
     RANK_FIELD,
     Card,
     checked_hand,
+    deck_index,
     hand_tables,
     rank_groups,
     set_out,
@@ -110,7 +111,7 @@ def best_four(cards: Sequence[Card]) -> FourCardHand:
     kept, so the result never depends on the order the cards arrived in.
     """
     hand = checked_hand(cards, (4, 5, 6), "best-four")
-    ordered = sorted(hand, reverse=True)
+    ordered = sorted(hand, key=deck_index, reverse=True)
     best = tuple(ordered[:4])
     best_entry = _entry(best)
     # combinations() walks from the highest cards down, so a strict ">" keeps the first of equals.
