@@ -25,15 +25,7 @@ from controller.events import (
     ProgressiveHit,
 )
 from controller.meter import evolve_meter
-from controller.state import (
-    FloorState,
-    HitState,
-    HitStatus,
-    MeterState,
-    RoundState,
-    TableState,
-    fast_replace,
-)
+from controller.state import FloorState, HitState, HitStatus, MeterState, fast_replace
 from controller.table_events import (
     DecisionMade,
     RoundOpened,
@@ -43,6 +35,7 @@ from controller.table_events import (
     WagerPlaced,
     WagersLocked,
 )
+from controller.table_state import add_contribution, evolve_table
 
 
 def evolve(state: FloorState, event: Event) -> FloorState:
@@ -89,13 +82,12 @@ def _meter(state: FloorState, event: MeterEvent) -> FloorState:
 
 def _round_contribution(state: FloorState, event: ContributionRecorded) -> FloorState:
     table = state.tables.get(event.table_id)
-    if table is None or table.round is None or table.round.round_id != event.round_id:
+    if table is None:
         return state
-    entry = (event.meter_id, event.primary_sub, event.reserve_sub)
-    round_state = fast_replace(table.round, contributions=(*table.round.contributions, entry))
-    return fast_replace(
-        state, tables=state.tables.set(event.table_id, fast_replace(table, round=round_state))
+    updated = add_contribution(
+        table, event.round_id, (event.meter_id, event.primary_sub, event.reserve_sub)
     )
+    return fast_replace(state, tables=state.tables.set(event.table_id, updated))
 
 
 def _hit_status(state: FloorState, event: HitValidated | HitPaid) -> FloorState:
@@ -107,32 +99,5 @@ def _hit_status(state: FloorState, event: HitValidated | HitPaid) -> FloorState:
 
 
 def _table(state: FloorState, event: TableEvent) -> FloorState:
-    table = state.tables.get(event.table_id) or TableState(table_id=event.table_id)
-    round_state = _next_round(table.round, event)
-    updated = fast_replace(table, last_seq=event.seq, round=round_state)
+    updated = evolve_table(state.tables.get(event.table_id), event)
     return fast_replace(state, tables=state.tables.set(event.table_id, updated))
-
-
-def _next_round(current: RoundState | None, event: TableEvent) -> RoundState | None:
-    if isinstance(event, RoundOpened):
-        return RoundState(
-            round_id=event.round_id,
-            game=event.game,
-            phase="open",
-            event_ids=frozenset({event.event_id}),
-        )
-    if current is None:
-        return None
-    seen = current.event_ids | {event.event_id}
-    match event:
-        case WagerPlaced():
-            return fast_replace(current, wagers=(*current.wagers, event), event_ids=seen)
-        case WagersLocked():
-            return fast_replace(current, phase="locked", event_ids=seen)
-        case DecisionMade():
-            return fast_replace(current, decisions=(*current.decisions, event), event_ids=seen)
-        case RoundSettled():
-            return fast_replace(current, phase="settled", event_ids=seen)
-        case RoundVoided():
-            return fast_replace(current, phase="voided", event_ids=seen)
-    return current

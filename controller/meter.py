@@ -23,7 +23,7 @@ from controller.events import (
     MeterSeeded,
     ProgressiveHit,
 )
-from controller.money import SUBUNITS_PER_CENT, cents_to_subunits, percent_of_meter_cents
+from controller.money import SUBUNITS_PER_CENT, percent_of_meter_cents
 from controller.state import MeterState, fast_replace
 
 
@@ -90,7 +90,7 @@ def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> 
     """Turn one claim into the meter event that settles it, from the meter as it stands."""
     match claim:
         case ContributionClaim():
-            return _contribution(meter, definition, claim)
+            return _contribution(meter, claim)
         case ReversalClaim():
             return ContributionsReversed(
                 meter_id=claim.meter_id,
@@ -109,16 +109,9 @@ def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> 
             assert_never(claim)
 
 
-def _contribution(
-    meter: MeterState, definition: MeterDef, claim: ContributionClaim
-) -> ContributionRecorded:
-    """Primary to the meter and reserve to the reserve; above a ceiling, the primary overflows to
-    the reserve (industry practice: a capped meter keeps funding the next start)."""
-    primary, reserve = claim.primary_sub, claim.reserve_sub
-    if definition.ceiling_cents is not None:
-        room = max(0, cents_to_subunits(definition.ceiling_cents) - meter.amount_sub)
-        overflow = max(0, primary - room)
-        primary, reserve = primary - overflow, reserve + overflow
+def _contribution(meter: MeterState, claim: ContributionClaim) -> ContributionRecorded:
+    """Primary to the meter and reserve to the reserve, exactly as the table stage computed them
+    (the table stage remembers the same amounts, so a void reverses exactly these)."""
     return ContributionRecorded(
         meter_id=claim.meter_id,
         table_id=claim.table_id,
@@ -127,8 +120,8 @@ def _contribution(
         wager=claim.wager,
         on=claim.on,
         wager_cents=claim.wager_cents,
-        primary_sub=primary,
-        reserve_sub=reserve,
+        primary_sub=claim.primary_sub,
+        reserve_sub=claim.reserve_sub,
         meter_seq=meter.seq + 1,
         occurred_at=claim.occurred_at,
     )

@@ -1,5 +1,8 @@
 """Floor state as a plain dict and back, for snapshots (a restart replays only the log's tail).
 
+The per-table and per-meter codecs are public: the Kafka processors keep exactly these dicts in
+their state stores.
+
 A snapshot is a cache, never a source of truth: the engine checks its checksum and, if it fails or
 does not decode, rebuilds from the log. The configuration is kept as the `ConfigActivated` event it
 came from, so it is re-parsed exactly as a replay would.
@@ -26,13 +29,13 @@ def state_to_dict(state: FloorState) -> dict[str, Any]:
     return {
         "snapshot_version": SNAPSHOT_VERSION,
         "config_event": event_to_dict(state.config_event) if state.config_event else None,
-        "tables": [_table(t) for t in state.tables.values()],
-        "meters": [dataclasses.asdict(m) for m in state.meters.values()],
+        "tables": [table_to_dict(t) for t in state.tables.values()],
+        "meters": [meter_to_dict(m) for m in state.meters.values()],
         "hits": [dataclasses.asdict(h) for h in state.hits.values()],
     }
 
 
-def _table(table: TableState) -> dict[str, Any]:
+def table_to_dict(table: TableState) -> dict[str, Any]:
     current = table.round
     return {
         "table_id": table.table_id,
@@ -63,13 +66,13 @@ def state_from_dict(raw: dict[str, Any]) -> FloorState:
         assert isinstance(event, ConfigActivated)
         config = load_floor_config(event.text, event.source)
         state = FloorState(config=config, config_version=event.version, config_event=event)
-    tables = Map({t["table_id"]: _table_from(t) for t in raw["tables"]})
-    meters = Map({m["meter_id"]: MeterState(**m) for m in raw["meters"]})
+    tables = Map({t["table_id"]: table_from_dict(t) for t in raw["tables"]})
+    meters = Map({m["meter_id"]: meter_from_dict(m) for m in raw["meters"]})
     hits = Map({h["hit_id"]: HitState(**h) for h in raw["hits"]})
     return dataclasses.replace(state, tables=tables, meters=meters, hits=hits)
 
 
-def _table_from(raw: dict[str, Any]) -> TableState:
+def table_from_dict(raw: dict[str, Any]) -> TableState:
     current = raw["round"]
     round_state = None
     if current is not None:
@@ -85,3 +88,13 @@ def _table_from(raw: dict[str, Any]) -> TableState:
             event_ids=frozenset(current["event_ids"]),
         )
     return TableState(table_id=raw["table_id"], last_seq=raw["last_seq"], round=round_state)
+
+
+def meter_to_dict(meter: MeterState) -> dict[str, Any]:
+    """A meter's state as a plain dict (all integers: sub-units and counts)."""
+    return dataclasses.asdict(meter)
+
+
+def meter_from_dict(raw: dict[str, Any]) -> MeterState:
+    """The meter state a dict describes."""
+    return MeterState(**raw)
