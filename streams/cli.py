@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from streams import ingest_cmd, replay_cmd, simulate_cmd
+from streams import ingest_cmd, replay_cmd, serve_cmd, simulate_cmd, token_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_parser(sub)
     ingest_cmd.add_parser(sub)
     simulate_cmd.add_parser(sub)
+    serve_cmd.add_parser(sub)
+    token_cmd.add_parser(sub)
     return parser
 
 

@@ -102,6 +102,11 @@ class EmbeddedController:
         return self._state
 
     @property
+    def log(self) -> EventLog:
+        """The event log the state is derived from (read side: awards, log pages, reports)."""
+        return self._log
+
+    @property
     def position(self) -> int:
         """The log position the state reflects."""
         return self._position
@@ -177,7 +182,8 @@ class EmbeddedController:
     ) -> tuple[Outcome, tuple[Event, ...]]:
         """A refused input is recorded with its reason and the raw input; it changes nothing."""
         fields = raw if isinstance(raw, dict) else {}
-        text = json.dumps(raw, sort_keys=True, default=str)[:MAX_RAW_KEPT]
+        text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True, default=str)
+        text = text[:MAX_RAW_KEPT]
         event_id = str(fields.get("event_id", ""))[:128] or f"unidentified@{self._clock()}"
         record = rejected or EventRejected(
             event_id=event_id,

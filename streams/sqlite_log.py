@@ -17,6 +17,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from controller.errors import CorruptSnapshot, DuplicateRecord, StoreUnavailable
 from streams.ports import LogRecord, StoredRecord
@@ -79,12 +80,11 @@ class SqliteLog:
         """Records after ``after`` in order, fetched in chunks so a long log streams."""
         position = after
         while True:
-            with self._lock:
-                rows = self._db.execute(
-                    "SELECT position, key, payload FROM log WHERE position > ? "
-                    "ORDER BY position LIMIT ?",
-                    (position, _READ_CHUNK),
-                ).fetchall()
+            rows = self._query(
+                "SELECT position, key, payload FROM log WHERE position > ? "
+                "ORDER BY position LIMIT ?",
+                (position, _READ_CHUNK),
+            )
             if not rows:
                 return
             for row in rows:
@@ -93,8 +93,17 @@ class SqliteLog:
 
     def head(self) -> int:
         """The last position, 0 when the log is empty."""
-        with self._lock:
-            return self._head_unlocked()
+        rows = self._query("SELECT COALESCE(MAX(position), 0) FROM log", ())
+        return int(rows[0][0])
+
+    def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        """Run a read; a database failure becomes StoreUnavailable (a 503, not a 500)."""
+        try:
+            with self._lock:
+                return list(self._db.execute(sql, args).fetchall())
+        except sqlite3.Error as exc:
+            msg = f"reading {self.path} failed: {exc}"
+            raise StoreUnavailable(msg) from exc
 
     def _head_unlocked(self) -> int:
         row = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM log").fetchone()

@@ -137,7 +137,7 @@ def parse_json_line(line: bytes | str) -> object:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_LINE_BYTES:
             _refuse_size(size)
-    if _nesting_exceeds(text, MAX_DEPTH):
+    if nesting_exceeds(text, MAX_DEPTH):
         msg = f"line: JSON nested deeper than {MAX_DEPTH} levels; an event is at most 3 deep"
         raise InvalidEvent(msg)
     try:
@@ -168,7 +168,7 @@ def _decode(line: bytes | str) -> str:
         raise InvalidEvent(msg) from exc
 
 
-def _nesting_exceeds(text: str, limit: int) -> bool:
+def nesting_exceeds(text: str, limit: int) -> bool:
     """Whether brackets outside strings nest deeper than `limit`; visits only structural chars."""
     depth = 0
     in_string = False

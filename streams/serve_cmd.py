@@ -1,0 +1,125 @@
+"""``jackpot serve``: the HTTP API (`streams.http_app`) over the embedded engine, with uvicorn.
+
+On start it restores the state from the newest good snapshot and the log's tail, and activates
+the configuration if it changed (a refused configuration stops it with exit code 2, before any
+port is opened). On SIGINT or SIGTERM uvicorn finishes the requests in flight; then a snapshot is
+saved so the next start replays little, and the log is closed (the process then ends by the signal,
+as uvicorn re-raises it: exit status 143 for SIGTERM).
+
+The default host is 127.0.0.1: /metrics, /healthz and /readyz have no authentication. Bind wider
+only behind a proxy or on a private network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from controller.errors import ConfigError, StoreUnavailable
+from streams.engine import EmbeddedController
+from streams.http_app import DEFAULT_MAX_BODY, create_app
+from streams.sqlite_log import SqliteLog
+from streams.tokens import TokenStore
+
+
+def add_parser(sub: Any) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("serve", help="serve the HTTP API over the embedded engine")
+    parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
+    parser.add_argument("--db", type=Path, default=Path("var/jackpot.db"), help="the event log")
+    parser.add_argument(
+        "--tokens", type=Path, default=Path("var/tokens.json"), help="API tokens (hashed)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--snapshot-every", type=int, default=20_000, help="records per snapshot")
+    parser.add_argument(
+        "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Serve until stopped; exit 2 if the tokens, the log or the configuration is refused."""
+    try:
+        tokens = TokenStore.load(args.tokens)
+        config_text = args.config.read_text(encoding="utf-8")
+        log = SqliteLog(args.db)
+    except (ConfigError, OSError, StoreUnavailable) as exc:
+        print(f"jackpot serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
+        started = controller.start(config_text, str(args.config), by="jackpot serve")
+        if started.status == "rejected":
+            print(f"jackpot serve: {args.config}: {started.reason}", file=sys.stderr)
+            return 2
+        app = create_app(
+            controller,
+            tokens,
+            max_body_bytes=args.max_body_bytes,
+            log=log,
+            on_shutdown=lambda: _stop(controller, log),
+        )
+        _announce(args, controller, tokens)
+        # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    finally:
+        log.close()
+    return 0
+
+
+def _stop(controller: EmbeddedController, log: SqliteLog) -> None:
+    """After the last request: a snapshot, so the next start replays little; then close."""
+    controller.snapshot()
+    log.close()
+
+
+def _announce(args: argparse.Namespace, controller: EmbeddedController, tokens: TokenStore) -> None:
+    if controller.restore_note:
+        print(f"jackpot serve: {controller.restore_note}", file=sys.stderr)
+    if not tokens.names():
+        print(
+            f"jackpot serve: {args.tokens} holds no tokens; every /v1 call is refused",
+            file=sys.stderr,
+        )
+    if not _is_loopback(args.host):
+        print("jackpot serve: not on loopback: /metrics has no authentication", file=sys.stderr)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    base = f"http://{host}:{args.port}"
+    print(
+        f"jackpot serve: log {args.db} at position {controller.position}; listening on {base}\n"
+        f"  API      {base}/v1/meters  (POST {base}/v1/events)\n"
+        f"  OpenAPI  {base}/openapi.json\n"
+        f"  metrics  {base}/metrics\n"
+        f"  health   {base}/healthz  {base}/readyz",
+        flush=True,
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m streams.serve_cmd --config ...``: the same as ``jackpot serve``."""
+    parser = argparse.ArgumentParser(prog="jackpot")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    result: int = args.handler(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
