@@ -8,6 +8,7 @@ be upcast by a plain dict -> dict function before `event_from_dict`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from controller.errors import InvalidEvent
@@ -55,19 +56,47 @@ def event_from_dict(raw: dict[str, Any]) -> Event:
     return _derived(cls, body)
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_texts(value: object) -> bool:
+    return isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+
+
+def _is_shares(value: object) -> bool:
+    return isinstance(value, list | tuple) and all(
+        isinstance(v, dict) and _is_int(v.get("seat")) and _is_int(v.get("amount_cents"))
+        for v in value
+    )
+
+
+_CHECKS: dict[str, Callable[[object], bool]] = {
+    "str": lambda v: isinstance(v, str),
+    "int": _is_int,
+    "bool": lambda v: isinstance(v, bool),
+    "tuple[str, ...]": _is_texts,
+    "tuple[AwardShare, ...]": _is_shares,
+}
+
+
 def _derived(cls: type[DerivedEvent], body: dict[str, Any]) -> DerivedEvent:
+    """Every field present (or defaulted) and of its declared type: a stored event that does not
+    decode exactly is refused here, so `evolve` never meets a malformed event."""
     values: dict[str, Any] = {}
     for field in dataclasses.fields(cls):
-        value = body.get(field.name)
+        if field.name not in body:
+            if field.default is not dataclasses.MISSING:
+                continue
+            msg = f"{cls.TYPE}: required field {field.name!r} is missing"
+            raise InvalidEvent(msg)
+        value = body[field.name]
+        if not _CHECKS[str(field.type)](value):
+            msg = f"{cls.TYPE}.{field.name}: expected {field.type}, got {value!r:.80}"
+            raise InvalidEvent(msg)
         if field.name == "winners":
-            value = tuple(
-                AwardShare(seat=w["seat"], amount_cents=w["amount_cents"]) for w in value or ()
-            )
+            value = tuple(AwardShare(seat=w["seat"], amount_cents=w["amount_cents"]) for w in value)
         elif isinstance(value, list):
             value = tuple(value)
         values[field.name] = value
-    try:
-        return cls(**values)
-    except TypeError as exc:
-        msg = f"{cls.TYPE}: fields do not match ({exc})"
-        raise InvalidEvent(msg) from exc
+    return cls(**values)

@@ -135,6 +135,7 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     tables = {
         tid: _table(root.table("tables").table(tid), tid) for tid in root.table("tables").names()
     }
+    _check_link_targets(root.table("tables"), tables, set(root.table("meters").names()))
     meters = _meters(root.table("meters"), progressives, tables)
     _check_links(root.table("tables"), tables, meters)
     return FloorConfig(
@@ -240,6 +241,18 @@ def _meters(
             meter_id=mid, progressive=definition, unit_cents=unit, ceiling_cents=ceiling
         )
     return meters
+
+
+def _check_link_targets(
+    reader: ConfigReader, tables: Mapping[str, TableDef], known: set[str]
+) -> None:
+    """A link to an undefined meter is named at the link (the likely typo), before meters are
+    checked for having tables."""
+    for tid, table in tables.items():
+        links = reader.table(tid).table("meters", required=False)
+        for wager, mid in table.links.items():
+            if mid not in known:
+                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
 
 
 def _check_links(

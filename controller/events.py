@@ -58,7 +58,12 @@ class ContributionRecorded:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ContributionsReversed:
-    """A voided round's contributions taken back off the meter: a correction with its reason."""
+    """A voided round's contributions taken back off the meter: a correction with its reason.
+
+    ``primary_sub``/``reserve_sub`` are what was taken back; the ``requested_*`` amounts are what
+    the round contributed. They differ when a 100% hit has since paid those contributions out, or
+    a correction left the meter holding less: a void never drives a meter below zero.
+    """
 
     TYPE: ClassVar[str] = "contributions_reversed"
     meter_id: str
@@ -70,6 +75,8 @@ class ContributionsReversed:
     reason: str
     meter_seq: int
     occurred_at: str
+    requested_primary_sub: int = 0
+    requested_reserve_sub: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +113,7 @@ class ProgressiveHit:
     reseed_sub: int
     meter_seq: int
     occurred_at: str
+    reset: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -105,13 +105,7 @@ def _activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
     meter's definition does not change under it (it would need a safe point: a later issue)."""
     config = load_floor_config(command.text, command.source)
     if state.config is not None:
-        for meter_id, meter in state.config.meters.items():
-            if config.meters.get(meter_id) != meter:
-                msg = (
-                    f"meter {meter_id!r} would change or vanish; a live meter's definition "
-                    "changes only at a safe point"
-                )
-                raise RuleViolation(msg)
+        _check_live_change(state, state.config, config)
     activated = ConfigActivated(
         version=state.config_version + 1,
         source=command.source,
@@ -126,6 +120,26 @@ def _activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
         if mid not in state.meters
     )
     return (activated, *seeds)
+
+
+def _check_live_change(state: FloorState, old: FloorConfig, new: FloorConfig) -> None:
+    """A live meter's definition, and a table mid-round, change only at a safe point."""
+    for meter_id, meter in old.meters.items():
+        if new.meters.get(meter_id) != meter:
+            msg = (
+                f"meter {meter_id!r} would change or vanish; a live meter's definition "
+                "changes only at a safe point"
+            )
+            raise RuleViolation(msg)
+    for table_id, table in state.tables.items():
+        current = table.round
+        live = current is not None and current.phase in ("open", "locked")
+        if live and current is not None and new.tables.get(table_id) != old.tables.get(table_id):
+            msg = (
+                f"table {table_id!r} has round {current.round_id!r} {current.phase}; change "
+                "its configuration after the round is settled or voided"
+            )
+            raise RuleViolation(msg)
 
 
 def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:

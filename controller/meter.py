@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import assert_never
 
+from immutables import Map
+
 from controller.config import MeterDef
 from controller.events import (
     AwardShare,
@@ -71,6 +73,7 @@ class HitClaim:
     share: Fraction
     recipients: tuple[int, ...]
     occurred_at: str
+    source_seq: int = 0
 
 
 MeterClaim = ContributionClaim | ReversalClaim | HitClaim
@@ -92,17 +95,7 @@ def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> 
         case ContributionClaim():
             return _contribution(meter, claim)
         case ReversalClaim():
-            return ContributionsReversed(
-                meter_id=claim.meter_id,
-                table_id=claim.table_id,
-                round_id=claim.round_id,
-                primary_sub=claim.primary_sub,
-                reserve_sub=claim.reserve_sub,
-                count=claim.count,
-                reason=claim.reason,
-                meter_seq=meter.seq + 1,
-                occurred_at=claim.occurred_at,
-            )
+            return _reversal(meter, claim)
         case HitClaim():
             return _hit(meter, definition, claim)
         case _:
@@ -124,6 +117,35 @@ def _contribution(meter: MeterState, claim: ContributionClaim) -> ContributionRe
         reserve_sub=claim.reserve_sub,
         meter_seq=meter.seq + 1,
         occurred_at=claim.occurred_at,
+    )
+
+
+def _reversal(meter: MeterState, claim: ReversalClaim) -> ContributionsReversed:
+    """Take back what the voided round put into this meter and is still there.
+
+    A 100% hit since the lock paid those contributions out (`open_rounds` was cleared), and a
+    correction may have left less on the meter; a void never drives a meter or its reserve below
+    zero (rules README 6-7). What could not be taken back is stated in the reason.
+    """
+    pending = meter.open_rounds.get(claim.table_id)
+    held = pending[1:] if pending is not None and pending[0] == claim.round_id else (0, 0)
+    primary = max(0, min(claim.primary_sub, held[0], meter.amount_sub))
+    reserve = max(0, min(claim.reserve_sub, held[1], meter.reserve_sub))
+    reason = claim.reason
+    if (primary, reserve) != (claim.primary_sub, claim.reserve_sub):
+        reason += "; only part reversed: the rest was already paid out by a hit or corrected away"
+    return ContributionsReversed(
+        meter_id=claim.meter_id,
+        table_id=claim.table_id,
+        round_id=claim.round_id,
+        primary_sub=primary,
+        reserve_sub=reserve,
+        count=claim.count,
+        reason=reason,
+        meter_seq=meter.seq + 1,
+        occurred_at=claim.occurred_at,
+        requested_primary_sub=claim.primary_sub,
+        requested_reserve_sub=claim.reserve_sub,
     )
 
 
@@ -154,7 +176,8 @@ def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> Progressiv
         after, reserve_after = after + reseed + meter.reserve_sub, 0
     label = "dealer" if claim.on == "dealer" else f"seat{claim.recipients[0]}"
     return ProgressiveHit(
-        hit_id=f"{claim.table_id}/{claim.round_id}/{claim.wager}/{label}",
+        # The settlement's seq makes the id unique even if a device reuses a round id.
+        hit_id=f"{claim.table_id}/{claim.round_id}/{claim.source_seq}/{claim.wager}/{label}",
         meter_id=claim.meter_id,
         table_id=claim.table_id,
         round_id=claim.round_id,
@@ -172,6 +195,7 @@ def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> Progressiv
         reseed_sub=reseed,
         meter_seq=meter.seq + 1,
         occurred_at=claim.occurred_at,
+        reset=claim.share == 1,
     )
 
 
@@ -188,6 +212,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
         case ContributionRecorded():
             return fast_replace(
                 meter,
+                open_rounds=_with_contribution(meter.open_rounds, event),
                 amount_sub=meter.amount_sub + event.primary_sub,
                 reserve_sub=meter.reserve_sub + event.reserve_sub,
                 contributed_sub=meter.contributed_sub + event.primary_sub + event.reserve_sub,
@@ -197,6 +222,9 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
         case ContributionsReversed():
             return fast_replace(
                 meter,
+                open_rounds=meter.open_rounds.delete(event.table_id)
+                if event.table_id in meter.open_rounds
+                else meter.open_rounds,
                 amount_sub=meter.amount_sub - event.primary_sub,
                 reserve_sub=meter.reserve_sub - event.reserve_sub,
                 corrected_sub=meter.corrected_sub - event.primary_sub - event.reserve_sub,
@@ -205,6 +233,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
         case ProgressiveHit():
             return fast_replace(
                 meter,
+                open_rounds=Map() if event.reset else meter.open_rounds,
                 amount_sub=event.meter_after_sub,
                 reserve_sub=event.reserve_after_sub,
                 seeded_sub=meter.seeded_sub + event.reseed_sub,
@@ -224,3 +253,16 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
             )
         case _:
             assert_never(event)
+
+
+def _with_contribution(
+    open_rounds: Map[str, tuple[str, int, int]], event: ContributionRecorded
+) -> Map[str, tuple[str, int, int]]:
+    """Add to the table's open round; a contribution from a newer round replaces the old entry
+    (a table plays one round at a time, so the map holds at most one entry per table)."""
+    entry = open_rounds.get(event.table_id)
+    if entry is not None and entry[0] == event.round_id:
+        total = (event.round_id, entry[1] + event.primary_sub, entry[2] + event.reserve_sub)
+    else:
+        total = (event.round_id, event.primary_sub, event.reserve_sub)
+    return open_rounds.set(event.table_id, total)

@@ -111,7 +111,12 @@ def check_settlement(
     every = list(event.dealer) + list(event.community)
     for _, cards in event.seats:
         every.extend(cards)
-    every.extend(c for c in (event.magic_card, event.bonus_card) if c is not None)
+    # The All-Six Bonus card is dealt from the deck; the Magic Card only designates a card (it
+    # may be in a hand, 649a.12(i)(3)), so it is parsed but not counted as dealt.
+    if event.bonus_card is not None:
+        every.append(event.bonus_card)
+    if event.magic_card is not None:
+        parse_cards([event.magic_card])
     parsed = parse_cards(every)
     seen: set[object] = set()
     for text, card in zip(every, parsed, strict=True):

@@ -150,6 +150,7 @@ def _award(
             share=award.value,
             recipients=tuple(w.seat for w in wagers),
             occurred_at=ctx.settled.occurred_at,
+            source_seq=ctx.settled.seq,
         )
         return
     for wager in wagers:

@@ -91,10 +91,15 @@ def table_from_dict(raw: dict[str, Any]) -> TableState:
 
 
 def meter_to_dict(meter: MeterState) -> dict[str, Any]:
-    """A meter's state as a plain dict (all integers: sub-units and counts)."""
-    return dataclasses.asdict(meter)
+    """A meter's state as a plain dict (integers, and the open rounds as lists)."""
+    out = {f.name: getattr(meter, f.name) for f in dataclasses.fields(meter)}
+    out["open_rounds"] = {table: list(entry) for table, entry in meter.open_rounds.items()}
+    return out
 
 
 def meter_from_dict(raw: dict[str, Any]) -> MeterState:
     """The meter state a dict describes."""
-    return MeterState(**raw)
+    fields = dict(raw)
+    rounds = fields.pop("open_rounds", {})
+    entries = {table: (str(e[0]), int(e[1]), int(e[2])) for table, e in rounds.items()}
+    return MeterState(**fields, open_rounds=Map(entries))

@@ -88,6 +88,9 @@ class MeterState:
     corrected_sub: int = 0
     hits: int = 0
     seq: int = 0
+    open_rounds: Map[str, tuple[str, int, int]] = field(default_factory=Map)
+    """Per table, the round whose contributions are still in this meter: (round_id, primary_sub,
+    reserve_sub). A void reverses at most this; a 100% hit pays it out and clears it."""
 
     def explained_sub(self) -> int:
         """What the events say the meter and reserve together must hold."""

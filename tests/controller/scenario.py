@@ -272,6 +272,8 @@ class Scenario:
         """The command with its blanks filled from context (also advances the context)."""
         stamp = next(self.counter)
         when = f"2026-01-01T{stamp // 3600 % 24:02d}:{stamp // 60 % 60:02d}:{stamp % 60:02d}.000Z"
+        if isinstance(command, ValidateHit | PayHit):
+            command = replace(command, hit_id=resolve_hit(self.state, command.hit_id))
         if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
             return replace(
                 command,
@@ -303,6 +305,23 @@ class Scenario:
             self.state = evolve(self.state, event)
         self.log.extend(events)
         return events
+
+
+def resolve_hit(state: FloorState, short_id: str) -> str:
+    """The newest hit named "table/round/wager/seatN" (or ".../dealer").
+
+    A hit id also carries the settlement's seq ("tcp-1/r1/9/progressive/seat1") so it stays
+    unique if a device reuses a round id; tests name hits without it. A full id is kept as is.
+    """
+    if short_id in state.hits or short_id.count("/") != 3:
+        return short_id
+    table, round_id, wager, label = short_id.split("/")
+    matches = [
+        hit_id
+        for hit_id in state.hits
+        if (parts := hit_id.split("/"))[:2] == [table, round_id] and parts[3:] == [wager, label]
+    ]
+    return max(matches, key=lambda h: int(h.split("/")[2]), default=short_id)
 
 
 def given(config_text: str = PA, source: str = "floor.toml") -> Scenario:
@@ -494,7 +513,7 @@ def hit_status(hit_id: str, status: HitStatus) -> Check:
     """The hit is at this point of its life."""
 
     def check(outcome: Outcome) -> None:
-        assert outcome.state.hits[hit_id].status == status
+        assert outcome.state.hits[resolve_hit(outcome.state, hit_id)].status == status
 
     return check
 

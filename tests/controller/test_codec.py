@@ -125,14 +125,6 @@ def test_the_type_is_a_stable_string_not_an_import_path() -> None:
         assert "." not in kind
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: event_from_dict fills missing fields of a derived event with None instead of "
-        "raising InvalidEvent ('hit_paid' without 'by' and 'occurred_at' decodes to "
-        "HitPaid(by=None, occurred_at=None))"
-    ),
-)
 def test_a_derived_event_with_missing_fields_is_refused() -> None:
     with pytest.raises(InvalidEvent):
         event_from_dict({"type": "hit_paid", "schema_version": 1, "hit_id": "h"})

@@ -188,14 +188,6 @@ def test_a_link_to_an_undefined_meter_names_the_link() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: when a table's only link names an undefined meter, the error blames the defined "
-        "meter ('meters.m.progressive: a meter linked to at least one table') instead of the "
-        "link 'tables.t.meters.progressive'"
-    ),
-)
 def test_a_mistyped_link_is_named_even_if_it_orphans_a_meter() -> None:
     error = refusal(
         SMALL.replace('meters = { progressive = "m" }', 'meters = { progressive = "n" }')
@@ -244,14 +236,6 @@ def test_a_later_configuration_may_not_drop_a_live_meter() -> None:
     given(PA).when(activate(dropped)).then(rejected("'tcp-progressive-5' would change or vanish"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: a configuration that drops a table is accepted while that table's round is locked; "
-        "the round can then be neither settled nor voided ('unknown table'), so its contributions "
-        "stay on the meter with no way to reverse them"
-    ),
-)
 def test_dropping_a_table_mid_round_leaves_the_round_voidable() -> None:
     # Rules README (industry practice): a configuration change applies only at a safe point.
     scenario = given(PA).events(*locked_round("tcp-8", "r1", wager(1, "progressive", "5.00")))

@@ -177,13 +177,6 @@ def test_the_magic_card_outside_the_hand_pays_nothing() -> None:
     ).then(pays_nothing())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: the settlement check counts magic_card as a dealt card, so a magic card that is "
-        "among the hand's cards (the only case the Magic Card pays) is refused as a duplicate"
-    ),
-)
 def test_the_magic_card_in_the_hand_pays_20_for_1() -> None:
     # 649a.12(i)(3) Magic Card 20 for 1: seat 2 holds the designated Ah -> $20.
     own(2).when(

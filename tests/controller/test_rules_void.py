@@ -6,8 +6,6 @@ Amounts worked by hand from 649a.12(e)(3) (14% of $1) and (i)(4) (21% primary, 8
 
 from __future__ import annotations
 
-import pytest
-
 from controller.events import ContributionsReversed
 from tests.controller.scenario import (
     Outcome,
@@ -111,13 +109,6 @@ def test_after_a_void_the_table_opens_a_new_round() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: a void reverses its contributions even after a hit on another table paid them out "
-        "and restarted the meter, driving the (i) meter to -$0.05 and its reserve to -$0.08"
-    ),
-)
 def test_a_void_after_another_tables_royal_leaves_no_meter_negative() -> None:
     # 649a.12(i)(4), rules README 6 ("neither may lose a cent"): tcp-1 and tcp-2 each lock a $1
     # Five Card Hand Bonus (meter $10,000.42, reserve $0.16). tcp-2's royal takes $10,000.42; the
@@ -128,13 +119,6 @@ def test_a_void_after_another_tables_royal_leaves_no_meter_negative() -> None:
     scenario.when(at(voided(), table="tcp-1")).then(conserved())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "BUG: a correction may bring a meter to $0 while a round's contributions are pending; "
-        "voiding that round then leaves the meter at -$0.14"
-    ),
-)
 def test_a_void_after_a_correction_leaves_no_meter_negative() -> None:
     # Rules README 6-7: a meter never goes below zero. The correction of -$1,000.14 is accepted
     # (it leaves exactly $0); the void then reverses the round's $0.14.

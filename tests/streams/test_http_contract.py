@@ -112,7 +112,7 @@ def test_real_answers_fit_the_documented_schemas(api: Api, document: Document) -
     conforms(document, "AwardPage", api.client.get("/v1/awards", headers=reader).json())
     conforms(document, "LogPage", api.client.get("/v1/log", headers=reader).json())
     conforms(document, "RejectionPage", api.client.get("/v1/rejections", headers=reader).json())
-    hit = "tcp-1/R1/progressive/seat1"
+    hit = api.client.get("/v1/hits", headers=reader).json()["hits"][0]["hit_id"]
     conforms(document, "HitAnswer", api.client.post(f"/v1/hits/{hit}/validate", headers=sup).json())
     conforms(document, "Error", api.client.post(f"/v1/hits/{hit}/validate", headers=sup).json())
     correction = {"amount": "-0.14", "reason": "test", "reserve": "0.00"}

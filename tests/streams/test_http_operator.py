@@ -16,7 +16,7 @@ from controller.events import MeterCorrected
 from streams.engine import decode
 from tests.streams.http_support import AKQ_SPADES, TOKENS, Api, auth, full_round, open_api
 
-HIT = "tcp-1/R1/progressive/seat1"
+HIT_PREFIX, HIT_SUFFIX = "tcp-1/R1/", "/progressive/seat1"
 CORRECT = "/v1/meters/tcp-progressive/corrections"
 
 
@@ -98,24 +98,28 @@ def test_an_oversized_correction_is_413(api: Api) -> None:
 
 def test_a_hit_is_validated_then_paid_never_paid_first(api: Api) -> None:
     api.client.post("/v1/events", json=full_round(AKQ_SPADES), headers=auth("table_device"))
-    status, answer = supervisor_post(api, f"/v1/hits/{HIT}/pay")
+    [listed] = api.client.get("/v1/hits", headers=auth("read_only")).json()["hits"]
+    hit = listed["hit_id"]
+    assert hit.startswith(HIT_PREFIX)  # table/round/settlement seq/wager/winner
+    assert hit.endswith(HIT_SUFFIX)
+    status, answer = supervisor_post(api, f"/v1/hits/{hit}/pay")
     assert status == 409
     assert "must be validated before it is paid" in str(answer["error"])
-    status, answer = supervisor_post(api, f"/v1/hits/{HIT}/validate")
+    status, answer = supervisor_post(api, f"/v1/hits/{hit}/validate")
     assert status == 200
     assert answer["hit"] == {
-        "hit_id": HIT,
+        "hit_id": hit,
         "meter_id": "tcp-progressive",
         "amount": "1000.14",
         "status": "validated",
     }
-    status, answer = supervisor_post(api, f"/v1/hits/{HIT}/validate")
+    status, answer = supervisor_post(api, f"/v1/hits/{hit}/validate")
     assert (status, "not pending validation" in str(answer["error"])) == (409, True)
-    status, answer = supervisor_post(api, f"/v1/hits/{quote(HIT, safe='')}/pay")  # %2F works too
+    status, answer = supervisor_post(api, f"/v1/hits/{quote(hit, safe='')}/pay")  # %2F works too
     assert status == 200
     assert answer["hit"]["status"] == "paid"  # type: ignore[index]
     paid = api.client.get("/v1/hits?status=paid", headers=auth("read_only")).json()["hits"]
-    assert [h["hit_id"] for h in paid] == [HIT]
+    assert [h["hit_id"] for h in paid] == [hit]
     assert [r["event_type"] for r in api.rejections()] == ["PayHit", "ValidateHit"]
 
 
