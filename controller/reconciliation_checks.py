@@ -72,19 +72,25 @@ def check_contribution(event: ContributionRecorded, definition: MeterDef | None)
 
 
 def check_reversal(event: ContributionsReversed, contributed: Contributed | None) -> list[str]:
-    """A void takes back exactly what its round contributed to this meter, once."""
-    taken = (event.count, event.primary_sub, event.reserve_sub)
-    if contributed == taken:
-        return []
+    """A void asks back exactly what its round contributed to this meter, once, and takes back
+    no more than that (less when a 100% hit has since paid it out, or a correction removed it)."""
+    asked = (event.count, event.requested_primary_sub, event.requested_reserve_sub)
+    problems = []
+    if event.primary_sub > asked[1] or event.reserve_sub > asked[2]:
+        problems.append("takes back more than the round contributed")
+    if contributed == asked:
+        return problems
     if contributed is None:
         return [
+            *problems,
             f"reverses round {event.round_id} at {event.table_id}, which has no open "
-            "contributions to this meter (never contributed, settled, or reversed already)"
+            "contributions to this meter (never contributed, settled, or reversed already)",
         ]
     return [
-        f"reverses {taken[0]} contributions ({format_subunits_exact(taken[1])} + "
-        f"{format_subunits_exact(taken[2])} reserve); the round contributed {contributed[0]} "
-        f"({format_subunits_exact(contributed[1])} + {format_subunits_exact(contributed[2])})"
+        *problems,
+        f"reverses {asked[0]} contributions ({format_subunits_exact(asked[1])} + "
+        f"{format_subunits_exact(asked[2])} reserve); the round contributed {contributed[0]} "
+        f"({format_subunits_exact(contributed[1])} + {format_subunits_exact(contributed[2])})",
     ]
 
 

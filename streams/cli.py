@@ -10,7 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from streams import ingest_cmd, replay_cmd, serve_cmd, simulate_cmd, token_cmd
+from streams import ingest_cmd, reconcile_cmd, replay_cmd, serve_cmd, simulate_cmd, token_cmd
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate_cmd.add_parser(sub)
     serve_cmd.add_parser(sub)
     token_cmd.add_parser(sub)
+    reconcile_cmd.add_parser(sub)
     return parser
 
 
