@@ -37,10 +37,18 @@ from starlette.types import Lifespan
 from controller.errors import StoreUnavailable
 from streams import http_routes_ingest, http_routes_openapi, http_routes_operator, http_routes_read
 from streams.engine import EmbeddedController
-from streams.http_routes_common import ApiContext, BodyError, error
+from streams.http_routes_common import (
+    READ_ROLES,
+    ApiContext,
+    BodyError,
+    Endpoint,
+    error,
+    guarded,
+)
 from streams.metrics import MetricsSensor
 from streams.ports import EventLog
-from streams.tokens import TokenStore
+from streams.reconcile_http import reconcile_routes
+from streams.tokens import Principal, TokenStore
 
 DEFAULT_MAX_BODY: Final = 4 * 1024 * 1024
 
@@ -71,6 +79,7 @@ def create_app(
         *http_routes_ingest.routes(ctx),
         *http_routes_read.routes(ctx),
         *http_routes_operator.routes(ctx),
+        *reconcile_routes(lambda: ctx.log, guard=lambda ep: _read_guard(ctx, ep)),
         *_service_routes(ctx),
         *http_routes_openapi.routes(),
     ]
@@ -82,6 +91,15 @@ def create_app(
     app = Starlette(routes=route_list, exception_handlers=handlers, lifespan=_lifespan(on_shutdown))
     app.state.context = ctx
     return app
+
+
+def _read_guard(ctx: ApiContext, endpoint: Endpoint) -> Endpoint:
+    """Reconciliation is for accounting: the read roles (read_only, supervisor)."""
+
+    async def handler(request: Request, _principal: Principal) -> Response:
+        return await endpoint(request)
+
+    return guarded(ctx, READ_ROLES, handler)
 
 
 def _lifespan(on_shutdown: Callable[[], None] | None) -> Lifespan[Starlette]:

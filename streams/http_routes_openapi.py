@@ -62,7 +62,13 @@ def _serialised() -> str:
             "description": "Table events in; meters, hits, awards and the audit log out.",
         },
         "security": [{"bearer": []}],
-        "paths": {**_ingest_paths(), **_read_paths(), **_operator_paths(), **_service_paths()},
+        "paths": {
+            **_ingest_paths(),
+            **_read_paths(),
+            **_report_paths(),
+            **_operator_paths(),
+            **_service_paths(),
+        },
         "components": {"schemas": component_schemas(), "securitySchemes": {"bearer": bearer}},
     }
     return json.dumps(document)
@@ -189,6 +195,41 @@ def _read_paths() -> Schema:
         operation["parameters"] = _PAGE
         out[path] = {"get": operation}
     return out
+
+
+_REPORT_QUERY: Final = (
+    ("gaming_day", "a gaming day, YYYY-MM-DD"),
+    ("day_starts", "when the gaming day starts, local HH:MM (default 06:00)"),
+    ("utc_offset", "the local offset, +HH:MM or -HH:MM (default +00:00)"),
+    ("from", "period start, RFC 3339 (instead of a gaming day)"),
+    ("to", "period end, RFC 3339"),
+    ("after_position", "period by log position: after this one"),
+    ("to_position", "period by log position: up to and including this one"),
+    ("format", "json (default) or csv"),
+)
+
+
+def _report_paths() -> Schema:
+    text: Schema = {"type": "string", "maxLength": 64}
+    answer: Schema = {
+        "description": "The report: JSON, or CSV rows with format=csv",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/csv": {"schema": {"type": "string"}},
+        },
+    }
+    responses: Schema = {
+        "200": answer,
+        **{str(s): _answer(_WHY[s], "Error") for s in (400, 401, 403)},
+    }
+    operation = _operation(
+        "reconcile",
+        "Accounting reconciliation of every meter for a period, to the sub-unit",
+        "read_only, supervisor",
+        responses,
+    )
+    operation["parameters"] = [_query(name, text, why) for name, why in _REPORT_QUERY]
+    return {"/v1/reconciliation": {"get": operation}}
 
 
 def _operator_paths() -> Schema:

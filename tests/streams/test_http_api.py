@@ -230,12 +230,22 @@ def test_an_unauthorised_post_is_refused_counted_and_never_applied(
         ("read_only", "GET", "/v1/rejections", 200),
         ("supervisor", "GET", "/v1/awards", 200),
         ("supervisor", "POST", "/v1/events", 200),
+        ("table_device", "GET", "/v1/reconciliation", 403),
+        ("read_only", "GET", "/v1/reconciliation", 200),
+        ("read_only", "GET", "/v1/reconciliation?format=csv", 200),
     ],
 )
 def test_roles(api: Api, role: Role, method: str, path: str, status: int) -> None:
     body = b"[]" if method == "POST" else None
     answer = api.client.request(method, path, content=body, headers=auth(role))
     assert answer.status_code == status, answer.text
+
+
+def test_reconciliation_balances_after_a_round(api: Api) -> None:
+    post(api, opening())
+    report = api.client.get("/v1/reconciliation", headers=auth("read_only")).json()
+    assert report["balanced"] is True, report
+    assert api.client.get("/v1/reconciliation").status_code == 401
 
 
 # --- reads ---------------------------------------------------------------------------------------
