@@ -58,6 +58,9 @@ class Policy:
 
     envy_holders: EnvyHolders = "any_dealt_hand"
     dealer_hand_turn: DealerHandTurn = "first_wagerer_after_own"
+    folded_hands_hold_envy: bool = False
+    """649a.11(c): a folded hand is collected before the dealer's cards are revealed, so by
+    default it cannot be "the holder of an Envy Bonus Qualifying Hand" for other players."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,7 +147,7 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
 
 
 def _policy(reader: ConfigReader) -> Policy:
-    reader.only_keys({"envy_holders", "dealer_hand_turn"})
+    reader.only_keys({"envy_holders", "dealer_hand_turn", "folded_hands_hold_envy"})
     envy = reader.choice(
         "envy_holders", ("any_dealt_hand", "progressive_wagerers"), "any_dealt_hand"
     )
@@ -153,7 +156,12 @@ def _policy(reader: ConfigReader) -> Policy:
         ("first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"),
         "first_wagerer_after_own",
     )
-    return Policy(envy_holders=envy, dealer_hand_turn=turn)  # type: ignore[arg-type]
+    folded = reader.boolean("folded_hands_hold_envy", default=False)
+    return Policy(
+        envy_holders=envy,  # type: ignore[arg-type]
+        dealer_hand_turn=turn,  # type: ignore[arg-type]
+        folded_hands_hold_envy=folded,
+    )
 
 
 def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:

@@ -129,6 +129,13 @@ class ConfigReader:
             raise self.error(key, f"a non-empty list drawn from {list(options)}")
         return [str(v) for v in value]
 
+    def boolean(self, key: str, *, default: bool) -> bool:
+        """A true/false value."""
+        value = self.data.get(key, default)
+        if not isinstance(value, bool):
+            raise self.error(key, "true or false")
+        return value
+
     def integer(self, key: str, low: int, high: int) -> int:
         """An integer within bounds."""
         value = self.data.get(key)

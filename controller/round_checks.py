@@ -126,6 +126,20 @@ def check_settlement(
     _check_counts(config, table_def, rules, current, event)
 
 
+def _seats_needing_cards(rules: GameRules, current: RoundState) -> set[int]:
+    """Seats whose cards settlement needs: every seat with a wager still in play, and every seat
+    another player wagered on. A folded hand with nothing left in play may be left out: 649a.11(c)
+    collects it before the reveal."""
+    folded = current.folded()
+    needed = set()
+    for wager in current.wagers:
+        if wager.seat not in folded or wager.wager in rules.survives_fold:
+            needed.add(wager.seat)
+        if wager.on.startswith("seat:"):
+            needed.add(int(wager.on.removeprefix("seat:")))
+    return needed
+
+
 def _check_counts(
     config: FloorConfig,
     table_def: TableDef,
@@ -147,10 +161,11 @@ def _check_counts(
         _fail(f"{len(event.community)} community cards; expected {sorted(needed)}")
     wagering = {w.seat for w in current.wagers}
     dealt = {seat for seat, _ in event.seats}
-    if dealt != wagering:
+    needed = _seats_needing_cards(rules, current)
+    if not needed <= dealt <= wagering:
         _fail(
-            f"cards given for seats {sorted(dealt)}, but the seats that wagered are "
-            f"{sorted(wagering)}"
+            f"cards given for seats {sorted(dealt)}; expected every seat with a wager still in "
+            f"play {sorted(needed)} and only seats that wagered {sorted(wagering)}"
         )
     sixth = {d.seat for d in current.decisions if d.action == "buy_sixth_card"}
     for seat, cards in event.seats:

@@ -250,4 +250,6 @@ def _envy_holders(ctx: _Context, wager: WagerPlaced) -> set[int]:
     else:
         holders = {w.seat for w in ctx.round.wagers if w.wager == wager.wager and w.on == "own"}
     holders.discard(wager.seat)
-    return holders
+    if not ctx.config.policy.folded_hands_hold_envy:
+        holders -= ctx.folded
+    return holders & set(ctx.hands)  # a folded hand may have been left out of the settlement

@@ -139,13 +139,13 @@ CASES: list[tuple[str, str, Command, tuple[str, ...]]] = [
         "locked",
         "cards for a seat that did not wager",
         settled(dealer=DEALER, seats={2: SEAT2, 5: "Ah Kd 7s"}),
-        ("seats that wagered are [2]",),
+        ("only seats that wagered [2]",),
     ),
     (
         "locked",
         "no cards for a wagering seat",
         settled(dealer=DEALER, seats={}),
-        ("seats that wagered are [2]",),
+        ("every seat with a wager still in play [2]",),
     ),
     ("locked", "not a card", settled(dealer="2c 5d Zz", seats={2: SEAT2}), ("'Zz' is not a card",)),
     (

@@ -8,6 +8,7 @@ Play Wager forfeits both, "but may not forfeit the eligibility to receive an Env
 from __future__ import annotations
 
 from tests.controller.scenario import (
+    PA,
     Scenario,
     envy,
     fixed,
@@ -103,3 +104,37 @@ def test_only_a_player_with_an_ante_decides() -> None:
     given().events(*locked_round("tcp-1", "r1", wager(2, "progressive", "1.00"))).when(
         fold(2)
     ).then(rejected("placed no ante"))
+
+
+def test_a_folded_hand_holds_no_envy_for_others_by_default() -> None:
+    # 649a.11(c): folded hands are collected before the reveal, so seat 3's folded A-K-Q of spades
+    # is no Envy Bonus Qualifying Hand for seat 5 (policy folded_hands_hold_envy = false).
+    folded_with("progressive", 5).when(
+        settled(dealer=DEALER, seats={3: "As Ks Qs", 5: "2h 3h 9c"})
+    ).then(pays_nothing(), meter_is("tcp-progressive", "1000.28"))
+
+
+def test_with_the_policy_a_folded_hand_holds_envy_for_others() -> None:
+    # The operator may choose the other reading: seat 5 then gets $100 for seat 3's folded hand
+    # (649a.12(e)(5), $1 wager), and seat 3 still wins nothing on its own wager.
+    text = PA.replace("folded_hands_hold_envy = false", "folded_hands_hold_envy = true")
+    assert text != PA
+    wagers = [wager(seat, kind, "1.00") for seat in (3, 5) for kind in ("ante", "progressive")]
+    scenario = given(text).events(*locked_round("tcp-1", "r1", *wagers), fold(3), play(5, "1.00"))
+    scenario.when(settled(dealer=DEALER, seats={3: "As Ks Qs", 5: "2h 3h 9c"})).then(
+        pays(envy(5, "100.00", holder=3))
+    )
+
+
+def test_a_folded_hand_with_nothing_in_play_may_be_left_out_of_the_settlement() -> None:
+    # 649a.11(c): the folded hand is gone; seat 3 still receives its Envy Bonus (649a.11(b)(2)).
+    folded_with("progressive", 5).when(settled(dealer=DEALER, seats={5: "As Ks Qs"})).then(
+        pays(hit(5, "1000.28"), envy(3, "100.00", holder=5))
+    )
+
+
+def test_a_folded_hand_with_a_surviving_wager_must_be_in_the_settlement() -> None:
+    # 649a.11(b)(3), (c): cards of a player with a Five Card Hand Bonus stay on the table.
+    folded_with("five_card_hand_bonus", 5).when(
+        settled(dealer=DEALER, community="Jd 6d", seats={5: "2h 3h 9c"})
+    ).then(rejected("every seat with a wager still in play [3, 5]"))
