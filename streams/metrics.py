@@ -29,6 +29,7 @@ from controller.events import (
     ProgressiveHit,
 )
 from controller.money import SUBUNITS_PER_CENT
+from controller.table_events import TableEventBase
 from streams.engine import EmbeddedController, Status
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
@@ -107,6 +108,19 @@ class MetricsSensor:
             "jackpot_http_auth_failures", "Refused HTTP credentials", ["reason"], registry=reg
         )
         self.log_position = Gauge("jackpot_log_position", "Last log position", registry=reg)
+        self.last_event = Gauge(
+            "jackpot_last_event_timestamp_seconds",
+            "When the last table event was accepted (the stall alert watches it)",
+            registry=reg,
+        )
+        self.signage_dirty = Gauge(
+            "jackpot_signage_dirty_meters",
+            "Meters whose latest value has not reached the signage read model",
+            registry=reg,
+        )
+        for award_kind in ("progressive", "fixed", "envy"):
+            self.awards.labels(award_kind)  # present at 0, so rates exist before the first award
+            self.awarded.labels(award_kind)
         self._controller: EmbeddedController | None = None
 
     def attach(self, controller: EmbeddedController) -> None:
@@ -118,6 +132,8 @@ class MetricsSensor:
     def listener(self, events: Sequence[Event]) -> None:
         """Count one durable batch; then set the gauges of the meters it touched from the state."""
         touched: set[str] = set()
+        if any(isinstance(event, TableEventBase) for event in events):
+            self.last_event.set_to_current_time()
         for event in events:
             self._count(event)
             if isinstance(event, ConfigActivated) and self._controller is not None:

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,9 @@ import uvicorn
 from controller.errors import ConfigError, StoreUnavailable
 from streams.engine import EmbeddedController
 from streams.http_app import DEFAULT_MAX_BODY, create_app
+from streams.metrics import MetricsSensor
+from streams.redis_model import RedisReadModel
+from streams.signage_feed import SignageFeed, run_flusher
 from streams.sqlite_log import SqliteLog
 from streams.tokens import TokenStore
 
@@ -41,6 +46,19 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--snapshot-every", type=int, default=20_000, help="records per snapshot")
     parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
+    )
+    parser.add_argument(
+        "--redis",
+        default=os.environ.get("REDIS_URL"),
+        help="publish live meters to this Redis for signage (default $REDIS_URL; none if unset)",
+    )
+    parser.add_argument(
+        "--redis-password-file", type=Path, default=None, help="file holding the Redis password"
+    )
+    parser.add_argument(
+        "--redis-prefix",
+        default=os.environ.get("JACKPOT_REDIS_PREFIX", "jackpot"),
+        help="key prefix in Redis (default $JACKPOT_REDIS_PREFIX or 'jackpot')",
     )
     parser.set_defaults(handler=handle)
 
@@ -60,12 +78,15 @@ def handle(args: argparse.Namespace) -> int:
         if started.status == "rejected":
             print(f"jackpot serve: {args.config}: {started.reason}", file=sys.stderr)
             return 2
+        sensor = MetricsSensor()
+        stop_signage = _start_signage(args, controller, sensor)
         app = create_app(
             controller,
             tokens,
             max_body_bytes=args.max_body_bytes,
             log=log,
-            on_shutdown=lambda: _stop(controller, log),
+            sensor=sensor,
+            on_shutdown=lambda: _stop(controller, log, stop_signage),
         )
         _announce(args, controller, tokens)
         # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
@@ -75,8 +96,28 @@ def handle(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stop(controller: EmbeddedController, log: SqliteLog) -> None:
+def _start_signage(
+    args: argparse.Namespace, controller: EmbeddedController, sensor: MetricsSensor
+) -> threading.Event:
+    """With ``--redis``: every durable batch updates the signage read model; a Redis outage never
+    stops ingest (the feed keeps the meters dirty and a timer republishes them when it returns)."""
+    stop = threading.Event()
+    if not args.redis:
+        return stop
+    password = None
+    if args.redis_password_file is not None:
+        password = args.redis_password_file.read_text(encoding="utf-8").strip()
+    model = RedisReadModel(args.redis, prefix=args.redis_prefix, password=password)
+    feed = SignageFeed(model, lambda: controller.state, on_dirty=sensor.signage_dirty.set)
+    controller.subscribe(feed.listener)
+    feed.republish_all()
+    threading.Thread(target=run_flusher, args=(feed, stop), daemon=True, name="signage").start()
+    return stop
+
+
+def _stop(controller: EmbeddedController, log: SqliteLog, signage: threading.Event) -> None:
     """After the last request: a snapshot, so the next start replays little; then close."""
+    signage.set()
     controller.snapshot()
     log.close()
 
