@@ -1,9 +1,44 @@
 #!/usr/bin/env bash
-# The main job on the embedded default (no Kafka): simulate a floor of the given configuration and
-# replay it through the controller, printing meters, awards and rejections.
+# The main job on the embedded default (no Kafka): the controller service (`jackpot serve`, one
+# process, a durable SQLite log) with a simulated floor posting to it like table devices would.
+# Prints the signage, surveillance and API addresses; Ctrl-C stops the service (a snapshot is
+# saved, so the next start resumes where it stopped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${1:-examples/pa-three-card-poker.toml}
+PORT=${PORT:-8080}
+ROUNDS=${ROUNDS:-100}
+BASE="http://127.0.0.1:$PORT"
+JACKPOT=.venv/bin/jackpot
 mkdir -p var
-.venv/bin/jackpot simulate --config "$CONFIG" --rounds "${ROUNDS:-200}" --out var/floor.jsonl
-.venv/bin/jackpot replay --config "$CONFIG" var/floor.jsonl
+if [[ ! -s var/run-tokens.env ]]; then
+  rm -f var/tokens.json
+  {
+    echo "DEVICE=$($JACKPOT token add --file var/tokens.json --name floor-simulator --role table_device)"
+    echo "READER=$($JACKPOT token add --file var/tokens.json --name signage --role read_only)"
+    echo "SUPERVISOR=$($JACKPOT token add --file var/tokens.json --name floor-supervisor --role supervisor)"
+  } > var/run-tokens.env
+  chmod 600 var/run-tokens.env var/tokens.json
+fi
+# shellcheck disable=SC1091
+source var/run-tokens.env
+$JACKPOT serve --config "$CONFIG" --db var/jackpot.db --tokens var/tokens.json --port "$PORT" \
+  --log-level warning &
+SERVER=$!
+trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT INT TERM
+for _ in $(seq 100); do
+  curl -fsS "$BASE/readyz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+echo
+echo "Signage:       $BASE/signage?token=$READER"
+echo "Surveillance:  $BASE/surveillance?token=$READER"
+echo "Meters (API):  curl -H 'Authorization: Bearer $READER' $BASE/v1/meters"
+echo "Tokens are in var/run-tokens.env (supervisor: validate and pay hits, corrections)."
+echo
+$JACKPOT simulate --config "$CONFIG" --rounds "$ROUNDS" --forced-hands "${FORCED:-0.01}" \
+  --post "$BASE" --token "$DEVICE"
+curl -fsS -H "Authorization: Bearer $READER" "$BASE/v1/meters"
+echo
+echo "The floor has played $ROUNDS rounds per table; the service keeps running. Ctrl-C to stop."
+wait $SERVER

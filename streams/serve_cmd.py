@@ -60,6 +60,12 @@ def add_parser(sub: Any) -> None:
         default=os.environ.get("JACKPOT_REDIS_PREFIX", "jackpot"),
         help="key prefix in Redis (default $JACKPOT_REDIS_PREFIX or 'jackpot')",
     )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn's log level (info logs every request)",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -90,7 +96,7 @@ def handle(args: argparse.Namespace) -> int:
         )
         _announce(args, controller, tokens)
         # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     finally:
         log.close()
     return 0

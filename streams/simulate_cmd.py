@@ -7,11 +7,18 @@
 from __future__ import annotations
 
 import argparse
+import itertools
+import os
 import random
 import sys
+import time
+from collections import Counter
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from controller.config import FloorConfig, load_floor_config
 from controller.errors import ConfigError
@@ -33,7 +40,15 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser("simulate", help="simulate the configured floor; write table events")
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
     parser.add_argument("--rounds", type=int, default=100, help="rounds per table (default 100)")
-    parser.add_argument("--out", type=Path, required=True, help="JSONL file to write")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--out", type=Path, help="JSONL file to write")
+    target.add_argument("--post", metavar="URL", help="post to a running `jackpot serve` at URL")
+    parser.add_argument(
+        "--token",
+        default=os.environ.get("JACKPOT_TOKEN", ""),
+        help="table_device token for --post (default $JACKPOT_TOKEN)",
+    )
+    parser.add_argument("--batch", type=int, default=200, help="events per POST (default 200)")
     parser.add_argument("--seed", type=int, default=None, help="repeatable run (not honest)")
     parser.add_argument(
         "--forced-hands",
@@ -76,6 +91,39 @@ def handle(args: argparse.Namespace) -> int:
         forced = ForcedHands(probability=args.forced_hands, deals=deals)
     start = datetime.fromisoformat(args.start).astimezone(UTC)
     simulator = FloorSimulator(sim_tables(config), rng, start, forced_hands=forced)
+    if args.post:
+        return post_events(simulator.rounds(args.rounds), args.post, args.token, args.batch)
     count = write_jsonl(simulator.rounds(args.rounds), args.out)
     print(f"jackpot simulate: {count} events to {args.out}", file=sys.stderr)
     return 0
+
+
+def post_events(events: Iterable[dict[str, object]], url: str, token: str, batch: int) -> int:
+    """Post in batches, as table devices would; a failed POST is retried with the same events
+    (the service answers repeats as duplicates, so a retry never applies anything twice)."""
+    counts: Counter[str] = Counter()
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=30.0) as client:
+        iterator = iter(events)
+        while chunk := list(itertools.islice(iterator, batch)):
+            answer = _post_with_retry(client, chunk)
+            counts.update(str(r["status"]) for r in answer["results"])
+    print(f"jackpot simulate: posted to {url}: {dict(counts)}", file=sys.stderr)
+    return 0 if counts["rejected"] == 0 else 1
+
+
+def _post_with_retry(client: httpx.Client, chunk: list[dict[str, object]]) -> dict[str, Any]:
+    for attempt in range(5):
+        try:
+            answer = client.post("/v1/events", json=chunk)
+            if answer.status_code == 200:
+                result: dict[str, Any] = answer.json()
+                return result
+            if answer.status_code < 500:
+                msg = f"the service refused the batch: {answer.status_code} {answer.text[:200]}"
+                raise SystemExit(msg)
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2 * 2**attempt)
+    msg = "the service did not answer after 5 tries"
+    raise SystemExit(msg)
