@@ -28,6 +28,21 @@ class ConfigActivated:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigChangeScheduled:
+    """A configuration that changes live meters, waiting for a safe point (industry practice: a
+    change applies after the meter's next 100% hit or when no linked table is mid-round)."""
+
+    TYPE: ClassVar[str] = "config_change_scheduled"
+    version: int
+    source: str
+    text: str
+    digest: str
+    by: str
+    occurred_at: str
+    waiting_for: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class MeterSeeded:
     """A meter opened at its seed (649a.12(e)(3): "$1,000 for 1")."""
 
@@ -204,6 +219,7 @@ MeterEvent = (
 )
 DerivedEvent = (
     ConfigActivated
+    | ConfigChangeScheduled
     | MeterEvent
     | FixedAwarded
     | EnvyAwarded
@@ -216,6 +232,7 @@ DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
     cls.TYPE: cls
     for cls in (
         ConfigActivated,
+        ConfigChangeScheduled,
         MeterSeeded,
         ContributionRecorded,
         ContributionsReversed,

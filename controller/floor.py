@@ -8,15 +8,14 @@ input: a refusal is an `EventRejected` event with the reason.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from functools import reduce
 
 from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
-from controller.config import FloorConfig, load_floor_config
+from controller.config import FloorConfig
+from controller.config_change import activate, due_change
 from controller.errors import ConfigError, RuleViolation
 from controller.events import (
-    ConfigActivated,
     Event,
     EventRejected,
     HitPaid,
@@ -30,7 +29,6 @@ from controller.meter import (
     ReversalClaim,
     decide_meter,
     evolve_meter,
-    seed_meter,
 )
 from controller.state import FloorState, MeterState
 from controller.table import decide_table
@@ -46,7 +44,7 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
     try:
         match command:
             case ActivateConfig():
-                return _activate(state, command)
+                return activate(state, command)
             case CorrectMeter():
                 return (_correct(state, command),)
             case ValidateHit() | PayHit():
@@ -97,49 +95,7 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
             out.append(meter_event)
         else:
             out.append(step)
-    return tuple(out)
-
-
-def _activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
-    """The first configuration seeds every meter; a later one may add tables and meters, but a live
-    meter's definition does not change under it (it would need a safe point: a later issue)."""
-    config = load_floor_config(command.text, command.source)
-    if state.config is not None:
-        _check_live_change(state, state.config, config)
-    activated = ConfigActivated(
-        version=state.config_version + 1,
-        source=command.source,
-        text=command.text,
-        digest=hashlib.sha256(command.text.encode()).hexdigest(),
-        by=command.by,
-        occurred_at=command.occurred_at,
-    )
-    seeds = tuple(
-        seed_meter(MeterState(meter_id=mid), definition, command.occurred_at)
-        for mid, definition in config.meters.items()
-        if mid not in state.meters
-    )
-    return (activated, *seeds)
-
-
-def _check_live_change(state: FloorState, old: FloorConfig, new: FloorConfig) -> None:
-    """A live meter's definition, and a table mid-round, change only at a safe point."""
-    for meter_id, meter in old.meters.items():
-        if new.meters.get(meter_id) != meter:
-            msg = (
-                f"meter {meter_id!r} would change or vanish; a live meter's definition "
-                "changes only at a safe point"
-            )
-            raise RuleViolation(msg)
-    for table_id, table in state.tables.items():
-        current = table.round
-        live = current is not None and current.phase in ("open", "locked")
-        if live and current is not None and new.tables.get(table_id) != old.tables.get(table_id):
-            msg = (
-                f"table {table_id!r} has round {current.round_id!r} {current.phase}; change "
-                "its configuration after the round is settled or voided"
-            )
-            raise RuleViolation(msg)
+    return (*out, *due_change(state, event, out))
 
 
 def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:

@@ -11,6 +11,7 @@ from typing import assert_never
 from controller.config import load_floor_config
 from controller.events import (
     ConfigActivated,
+    ConfigChangeScheduled,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -67,8 +68,14 @@ def evolve(state: FloorState, event: Event) -> FloorState:
         case ConfigActivated():
             config = load_floor_config(event.text, event.source)
             return fast_replace(
-                state, config=config, config_version=event.version, config_event=event
+                state,
+                config=config,
+                config_version=event.version,
+                config_event=event,
+                pending_config=None,
             )
+        case ConfigChangeScheduled():
+            return fast_replace(state, pending_config=event)
         case FixedAwarded() | EnvyAwarded() | EventRejected():
             return state
         case _:

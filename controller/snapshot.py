@@ -17,7 +17,7 @@ from immutables import Map
 
 from controller.codec import event_from_dict, event_to_dict
 from controller.config import load_floor_config
-from controller.events import ConfigActivated
+from controller.events import ConfigActivated, ConfigChangeScheduled
 from controller.state import FloorState, HitState, MeterState, RoundState, TableState
 from controller.table_events import DecisionMade, WagerPlaced, from_contract, to_contract
 
@@ -29,6 +29,7 @@ def state_to_dict(state: FloorState) -> dict[str, Any]:
     return {
         "snapshot_version": SNAPSHOT_VERSION,
         "config_event": event_to_dict(state.config_event) if state.config_event else None,
+        "pending_config": event_to_dict(state.pending_config) if state.pending_config else None,
         "tables": [table_to_dict(t) for t in state.tables.values()],
         "meters": [meter_to_dict(m) for m in state.meters.values()],
         "hits": [dataclasses.asdict(h) for h in state.hits.values()],
@@ -66,6 +67,11 @@ def state_from_dict(raw: dict[str, Any]) -> FloorState:
         assert isinstance(event, ConfigActivated)
         config = load_floor_config(event.text, event.source)
         state = FloorState(config=config, config_version=event.version, config_event=event)
+    pending_raw = raw.get("pending_config")
+    if pending_raw is not None:
+        pending = event_from_dict(pending_raw)
+        assert isinstance(pending, ConfigChangeScheduled)
+        state = dataclasses.replace(state, pending_config=pending)
     tables = Map({t["table_id"]: table_from_dict(t) for t in raw["tables"]})
     meters = Map({m["meter_id"]: meter_from_dict(m) for m in raw["meters"]})
     hits = Map({h["hit_id"]: HitState(**h) for h in raw["hits"]})

@@ -15,7 +15,7 @@ from typing import Literal, TypeVar
 from immutables import Map
 
 from controller.config import FloorConfig
-from controller.events import ConfigActivated
+from controller.events import ConfigActivated, ConfigChangeScheduled
 from controller.table_events import DecisionMade, WagerPlaced
 
 _T = TypeVar("_T")
@@ -114,6 +114,7 @@ class FloorState:
     config: FloorConfig | None = None
     config_version: int = 0
     config_event: ConfigActivated | None = None
+    pending_config: ConfigChangeScheduled | None = None
     tables: Map[str, TableState] = field(default_factory=Map)
     meters: Map[str, MeterState] = field(default_factory=Map)
     hits: Map[str, HitState] = field(default_factory=Map)

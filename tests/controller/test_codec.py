@@ -12,7 +12,9 @@ from controller.errors import InvalidEvent
 from controller.events import DERIVED_EVENT_TYPES, EventRejected, ProgressiveHit
 from controller.table_events import TABLE_EVENT_TYPES, DecisionMade
 from tests.controller.scenario import (
+    PA,
     Scenario,
+    activate,
     at,
     correct,
     given,
@@ -53,6 +55,7 @@ def busy_floor() -> Scenario:
         validate("tcp-1/r1/progressive/seat2"),
         pay("tcp-1/r1/progressive/seat2"),
         *locked_round("tcp-1", "r2", wager(1, "progressive", "1.00")),
+        activate(PA.replace('primary_rate = "14%"', 'primary_rate = "15%"'), by="manager-2"),
         voided("misdeal"),
         correct("tcp-progressive", sub("1.00"), by="mgr", reason="sign"),
     )

@@ -15,7 +15,6 @@ import pytest
 from controller.errors import InvalidEvent
 from controller.table_events import from_contract
 from tests.controller.scenario import (
-    PA,
     Command,
     Scenario,
     activate,
@@ -158,12 +157,6 @@ CASES: list[tuple[str, str, Command, tuple[str, ...]]] = [
     ("settled", "settle twice", settled(dealer=DEALER, seats={2: SEAT2}), ("settled, not locked",)),
     ("settled", "decision after settlement", play(2, "1.00"), ("settled",)),
     ("settled", "reopen the same round id", opened("tcp-1", "r1"), ("already used",)),
-    (
-        "settled",
-        "a changed meter definition",
-        activate(PA.replace('primary_rate = "14%"', 'primary_rate = "15%"')),
-        ("would change",),
-    ),
     ("settled", "a broken configuration", activate("[policy"), ("configuration refused",)),
 ]
 
