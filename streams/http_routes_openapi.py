@@ -256,6 +256,17 @@ def _operator_paths() -> Schema:
         )
         operation["parameters"] = [hit]
         out[f"/v1/hits/{{hit_id}}/{action}"] = {"post": operation}
+    configure = _operation(
+        "configure",
+        "A new floor configuration (TOML): active at once, or scheduled for a safe point",
+        roles,
+        _responses("Active or scheduled", "ConfigAnswer", 400, 401, 403, 409, 413, 503),
+    )
+    configure["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": ref("ConfigRequest")}},
+    }
+    out["/v1/config"] = {"post": configure}
     return out
 
 

@@ -214,4 +214,21 @@ def _operator_schemas() -> dict[str, Schema]:
         },
         "CorrectionAnswer": _object({"command_id": _STR, "meter": ref("Meter")}),
         "HitAnswer": _object({"command_id": _STR, "hit": ref("Hit")}),
+        "ConfigRequest": {
+            "type": "object",
+            "required": ["toml"],
+            "additionalProperties": False,
+            "properties": {
+                "toml": {"type": "string", "minLength": 1, "pattern": r"\S"},
+                "source": {"type": "string", "minLength": 1, "maxLength": 200},
+            },
+        },
+        "ConfigAnswer": _object(
+            {
+                "command_id": _STR,
+                "status": {"enum": ["active", "scheduled"]},
+                "active_version": _COUNT,
+                "waiting_for": {"type": "array", "items": _STR},
+            }
+        ),
     }

@@ -1,4 +1,4 @@
-"""Supervisor routes: meter corrections, and validating and paying progressive hits.
+"""Supervisor routes: meter corrections, validating and paying progressive hits, configuration.
 
 The ``by`` of each command is the name of the supervisor's token, so the log says who did it. The
 core decides: a refusal (unknown meter or hit, a correction without a reason or taking a meter
@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from controller.commands import CorrectMeter, OperatorCommand, PayHit, ValidateHit
+from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
 from controller.money import cents_to_subunits
 from controller.views import meter_view
 from streams.engine import utc_now
@@ -40,6 +40,8 @@ MAX_OPERATOR_BODY: Final = 16_384
 MAX_REASON: Final = 500
 _SIGNED_CENTS: Final = re.compile(r"(-?)(0|[1-9][0-9]{0,11})\.([0-9]{2})\Z")
 _CORRECTION_FIELDS: Final = frozenset({"amount", "reserve", "reason"})
+_CONFIG_FIELDS: Final = frozenset({"toml", "source"})
+MAX_CONFIG_BODY: Final = 1_048_576
 
 OperatorHandler = Callable[[ApiContext, Request, Principal], Awaitable[Response]]
 
@@ -55,6 +57,7 @@ def routes(ctx: ApiContext) -> list[Route]:
         post("/v1/meters/{meter_id}/corrections", correct),
         post("/v1/hits/{hit_id:path}/validate", validate),
         post("/v1/hits/{hit_id:path}/pay", pay),
+        post("/v1/config", configure),
     ]
 
 
@@ -111,6 +114,36 @@ async def pay(ctx: ApiContext, request: Request, principal: Principal) -> Respon
         command_id=_command_id("pay"), hit_id=hit_id, by=principal.name, occurred_at=utc_now()
     )
     return await _hit_answer(ctx, command, hit_id)
+
+
+async def configure(ctx: ApiContext, request: Request, principal: Principal) -> Response:
+    """A new floor configuration (TOML): applied at once, or scheduled until every live meter it
+    changes reaches a safe point; logged with the supervisor's name, the time and the version."""
+    body = json_object(parse_json(await read_body(request, MAX_CONFIG_BODY)), _CONFIG_FIELDS)
+    text, source = body.get("toml"), body.get("source", "api")
+    if not isinstance(text, str) or not text.strip():
+        raise BodyError(400, "body: toml must be the configuration's TOML text")
+    if not isinstance(source, str) or not 0 < len(source) <= 200:
+        raise BodyError(400, "body: source must be a short name for the configuration")
+    command = ActivateConfig(
+        command_id=_command_id("config"),
+        source=source,
+        text=text,
+        by=principal.name,
+        occurred_at=utc_now(),
+    )
+    refused = await _operate(ctx, command)
+    if refused is not None:
+        return refused
+    state = ctx.controller.state
+    pending = state.pending_config
+    answer = {
+        "command_id": command.command_id,
+        "status": "scheduled" if pending is not None and pending.text == text else "active",
+        "active_version": state.config_version,
+        "waiting_for": list(pending.waiting_for) if pending is not None else [],
+    }
+    return JSONResponse(answer)
 
 
 async def _hit_answer(ctx: ApiContext, command: ValidateHit | PayHit, hit_id: str) -> Response:

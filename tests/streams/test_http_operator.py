@@ -14,7 +14,16 @@ import pytest
 
 from controller.events import MeterCorrected
 from streams.engine import decode
-from tests.streams.http_support import AKQ_SPADES, TOKENS, Api, auth, full_round, open_api
+from tests.streams.http_support import (
+    AKQ_SPADES,
+    CONFIG,
+    TOKENS,
+    Api,
+    auth,
+    full_round,
+    open_api,
+    opening,
+)
 
 HIT_PREFIX, HIT_SUFFIX = "tcp-1/R1/", "/progressive/seat1"
 CORRECT = "/v1/meters/tcp-progressive/corrections"
@@ -126,3 +135,36 @@ def test_a_hit_is_validated_then_paid_never_paid_first(api: Api) -> None:
 def test_an_unknown_hit_is_409(api: Api) -> None:
     status, answer = supervisor_post(api, "/v1/hits/tcp-9/R1/x/seat1/validate")
     assert (status, answer["error"]) == (409, "unknown hit 'tcp-9/R1/x/seat1'")
+
+
+# --- configuration -------------------------------------------------------------------------------
+
+
+def test_a_configuration_change_waits_for_the_safe_point_and_says_who(api: Api) -> None:
+    # A live meter's rate change (14% -> 15%) waits while tcp-1 is mid-round, then applies when
+    # the round ends; the log records the supervisor's name (industry practice, rules README).
+    text = CONFIG.read_text().replace('primary_rate = "14%"', 'primary_rate = "15%"')
+    api.client.post("/v1/events", json=opening(), headers=auth("table_device"))
+    status, answer = supervisor_post(api, "/v1/config", {"toml": text, "source": "rates.toml"})
+    assert status == 200, answer
+    assert (answer["status"], answer["active_version"]) == ("scheduled", 1)
+    assert "tcp-progressive" in answer["waiting_for"]  # type: ignore[operator]
+    rest = full_round()[4:]
+    api.client.post("/v1/events", json=rest, headers=auth("table_device"))
+    assert api.controller.state.config_version == 2
+    activated = [
+        decode(r.payload) for r in api.controller.log.read() if b"config_activated" in r.payload
+    ]
+    assert [getattr(e, "by", None) for e in activated] == ["system", TOKENS["supervisor"][0]]
+
+
+def test_a_broken_configuration_is_refused_with_its_reason(api: Api) -> None:
+    status, answer = supervisor_post(api, "/v1/config", {"toml": "[policy", "source": "x"})
+    assert status == 409
+    assert "configuration refused" in str(answer["error"])
+    assert api.controller.state.config_version == 1
+
+
+def test_configuration_is_for_supervisors_only(api: Api) -> None:
+    answer = api.client.post("/v1/config", json={"toml": "x"}, headers=auth("table_device"))
+    assert answer.status_code == 403
