@@ -35,7 +35,13 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan
 
 from controller.errors import StoreUnavailable
-from streams import http_routes_ingest, http_routes_openapi, http_routes_operator, http_routes_read
+from streams import (
+    http_routes_ingest,
+    http_routes_openapi,
+    http_routes_operator,
+    http_routes_read,
+    pages,
+)
 from streams.engine import EmbeddedController
 from streams.http_routes_common import (
     READ_ROLES,
@@ -80,6 +86,7 @@ def create_app(
         *http_routes_read.routes(ctx),
         *http_routes_operator.routes(ctx),
         *reconcile_routes(lambda: ctx.log, guard=lambda ep: _read_guard(ctx, ep)),
+        *pages.routes(ctx),
         *_service_routes(ctx),
         *http_routes_openapi.routes(),
     ]

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from streams import pages
 from streams.http_routes_common import DEFAULT_PAGE, MAX_PAGE, MAX_POSITION
 from streams.http_routes_openapi_schemas import Schema, component_schemas, ref
 
@@ -68,6 +69,7 @@ def _serialised() -> str:
             **_report_paths(),
             **_operator_paths(),
             **_service_paths(),
+            **pages.openapi_paths(),
         },
         "components": {"schemas": component_schemas(), "securitySchemes": {"bearer": bearer}},
     }
