@@ -11,6 +11,7 @@ came from, so it is re-parsed exactly as a replay would.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import Any
 
 from immutables import Map
@@ -65,6 +66,9 @@ def state_from_dict(raw: dict[str, Any]) -> FloorState:
     if config_raw is not None:
         event = event_from_dict(config_raw)
         assert isinstance(event, ConfigActivated)
+        if hashlib.sha256(event.text.encode()).hexdigest() != event.digest:
+            msg = "the snapshot's configuration text does not match its digest"
+            raise ValueError(msg)
         config = load_floor_config(event.text, event.source)
         state = FloorState(config=config, config_version=event.version, config_event=event)
     pending_raw = raw.get("pending_config")
