@@ -148,7 +148,7 @@ class EmbeddedController:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically."""
         with self._lock:
             state, outcomes, batch, events = self._state, [], [], []
-            seen: set[str] = set()
+            seen: dict[str, bytes] = {}
             for raw in raws:
                 outcome, produced = self._one(state, raw, seen)
                 outcomes.append(outcome)
@@ -161,20 +161,27 @@ class EmbeddedController:
             return outcomes
 
     def _one(
-        self, state: FloorState, raw: object, seen: set[str]
+        self, state: FloorState, raw: object, seen: dict[str, bytes]
     ) -> tuple[Outcome, tuple[Event, ...]]:
-        event_id = raw.get("event_id") if isinstance(raw, dict) else None
-        if isinstance(event_id, str) and (event_id in seen or self._log.contains(event_id)):
-            return Outcome(event_id, "duplicate", "already accepted"), ()
         try:
             command = from_contract(validate_table_event(raw))
         except RuleViolation as exc:
             return self._dead_letter(raw, str(exc))
+        payload = encode(command)
+        earlier = seen.get(command.event_id) or self._log.payload_of(command.event_id)
+        if earlier == payload:
+            return Outcome(command.event_id, "duplicate", "already accepted"), ()
+        if earlier is not None:
+            reason = (
+                f"event_id {command.event_id!r} was already accepted for a different event; "
+                "a retry must repeat the event exactly, a new event needs a new id"
+            )
+            return self._dead_letter(raw, reason)
         produced = decide(state, command)
         first = produced[0]
         if isinstance(first, EventRejected):
             return self._dead_letter(raw, first.reason, first)
-        seen.add(command.event_id)
+        seen[command.event_id] = payload
         return Outcome(command.event_id, "accepted"), produced
 
     def _dead_letter(

@@ -16,11 +16,12 @@ from typing import Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from controller.errors import InvalidEvent
 from streams.engine import EmbeddedController
 from streams.metrics import MetricsSensor
 from streams.ports import EventLog
 from streams.tokens import Principal, Role, TokenStore
-from streams.validation import MAX_DEPTH, nesting_exceeds
+from streams.validation import MAX_DEPTH, nesting_exceeds, refuse_lone_surrogates
 
 INGEST_ROLES: Final[frozenset[Role]] = frozenset({"table_device", "supervisor"})
 READ_ROLES: Final[frozenset[Role]] = frozenset({"read_only", "supervisor"})
@@ -162,7 +163,11 @@ def parse_json(body: bytes) -> object:
     except json.JSONDecodeError as exc:
         raise BodyError(400, f"body: malformed JSON: {exc}", body) from exc
     except ValueError as exc:
-        raise BodyError(400, f"body: {exc}", body) from exc
+        raise BodyError(400, f"body: {str(exc)[:200]}", body) from exc
+    try:
+        refuse_lone_surrogates(text, value, "body")
+    except InvalidEvent as exc:
+        raise BodyError(400, str(exc), body) from exc
     return value
 
 

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Final
 
 from starlette.concurrency import run_in_threadpool
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -46,17 +47,33 @@ MAX_CONFIG_BODY: Final = 1_048_576
 OperatorHandler = Callable[[ApiContext, Request, Principal], Awaitable[Response]]
 
 
+class AnythingConvertor(Convertor[str]):
+    """Like Starlette's ``path`` convertor, but a line break matches too: a hit id the core does
+    not know is answered 409 "unknown hit" after authentication, never 404 before it."""
+
+    regex = "[\\s\\S]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("anything", AnythingConvertor())
+
+
 def routes(ctx: ApiContext) -> list[Route]:
-    """The supervisor routes. A hit id holds slashes ("tcp-1/R7/progressive/seat3"), hence
-    ``:path``; it may be sent as is or percent-encoded."""
+    """The supervisor routes. A hit id holds slashes ("tcp-1/R7/9/progressive/seat3"), hence
+    ``:anything``; it may be sent as is or percent-encoded."""
 
     def post(path: str, handler: OperatorHandler) -> Route:
         return Route(path, guarded(ctx, SUPERVISOR_ROLES, partial(handler, ctx)), methods=["POST"])
 
     return [
         post("/v1/meters/{meter_id}/corrections", correct),
-        post("/v1/hits/{hit_id:path}/validate", validate),
-        post("/v1/hits/{hit_id:path}/pay", pay),
+        post("/v1/hits/{hit_id:anything}/validate", validate),
+        post("/v1/hits/{hit_id:anything}/pay", pay),
         post("/v1/config", configure),
     ]
 

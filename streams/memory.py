@@ -14,7 +14,7 @@ class MemoryLog:
 
     def __init__(self) -> None:
         self._records: list[StoredRecord] = []
-        self._ids: set[str] = set()
+        self._ids: dict[str, bytes] = {}
         self._snapshot: tuple[int, bytes] | None = None
         self._lock = threading.Lock()
 
@@ -22,13 +22,13 @@ class MemoryLog:
         """Append atomically; DuplicateRecord if a dedupe id repeats (in the log or the batch)."""
         with self._lock:
             ids = [r.dedupe_id for r in batch if r.dedupe_id]
-            if len(set(ids)) != len(ids) or self._ids.intersection(ids):
+            if len(set(ids)) != len(ids) or any(i in self._ids for i in ids):
                 msg = "a record in the batch repeats a dedupe id already in the log"
                 raise DuplicateRecord(msg)
             for record in batch:
                 position = len(self._records) + 1
                 self._records.append(StoredRecord(position, record.key, record.payload))
-            self._ids.update(ids)
+            self._ids.update((r.dedupe_id, r.payload) for r in batch if r.dedupe_id)
             return len(self._records)
 
     def read(self, after: int = 0) -> Iterator[StoredRecord]:
@@ -44,6 +44,10 @@ class MemoryLog:
     def contains(self, dedupe_id: str) -> bool:
         """Whether the dedupe id was appended."""
         return dedupe_id in self._ids
+
+    def payload_of(self, dedupe_id: str) -> bytes | None:
+        """The payload appended with this dedupe id, or None."""
+        return self._ids.get(dedupe_id)
 
     def save(self, position: int, blob: bytes) -> None:
         """Keep one snapshot."""

@@ -56,6 +56,10 @@ class EventLog(Protocol):
         """Whether a record with this ``dedupe_id`` was appended."""
         ...
 
+    def payload_of(self, dedupe_id: str) -> bytes | None:
+        """The payload appended with this ``dedupe_id``, or None (a retry is compared with it)."""
+        ...
+
     def close(self) -> None:
         """Release the log; appended records stay."""
         ...

@@ -74,6 +74,11 @@ class SqliteLog:
                     self._db.execute("ROLLBACK")
                 msg = f"append to {self.path} failed: {exc}"
                 raise StoreUnavailable(msg) from exc
+            except BaseException:
+                # Whatever failed, the log must not be left inside an open transaction.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             return self._head_unlocked()
 
     def read(self, after: int = 0) -> Iterator[StoredRecord]:
@@ -114,6 +119,11 @@ class SqliteLog:
         with self._lock:
             row = self._db.execute("SELECT 1 FROM log WHERE dedupe_id = ?", (dedupe_id,)).fetchone()
         return row is not None
+
+    def payload_of(self, dedupe_id: str) -> bytes | None:
+        """The payload appended with this dedupe id, or None."""
+        rows = self._query("SELECT payload FROM log WHERE dedupe_id = ?", (dedupe_id,))
+        return bytes(rows[0][0]) if rows else None
 
     def save(self, position: int, blob: bytes) -> None:
         """Keep a snapshot with its checksum; only the newest few are kept."""

@@ -147,10 +147,44 @@ def parse_json_line(line: bytes | str) -> object:
     except json.JSONDecodeError as exc:
         msg = f"line: malformed JSON: {exc}"
         raise InvalidEvent(msg) from exc
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        msg = f"line: a number JSON cannot carry here ({str(exc)[:80]})"
+        raise InvalidEvent(msg) from exc
+    refuse_lone_surrogates(text, value, "line")
     if not isinstance(value, dict):
         msg = f"line: expected a JSON object, got {_json_type(value)}"
         raise InvalidEvent(msg)
     return value
+
+
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def refuse_lone_surrogates(text: str, value: object, where: str) -> None:
+    """Refuse text that holds a lone surrogate (a JSON escape like \\ud800 naming no character):
+    it cannot be stored as UTF-8, and other languages' parsers read it differently. Only text
+    with such an escape (or handed in as a str) is walked, so ordinary events cost nothing."""
+    if _SURROGATE_ESCAPE.search(text) is None and _encodes(text):
+        return
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str) and not _encodes(item):
+            msg = f"{where}: {_SHOW.repr(item)} holds a lone surrogate, which is no character"
+            raise InvalidEvent(msg)
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+
+
+def _encodes(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _refuse_size(size: int) -> None:

@@ -38,62 +38,10 @@ _SURROGATE = (
     "streams.http_routes_common.parse_json and the contract (Python keeps it in the str); {what}"
 )
 #: Items the service gets wrong today; each is described in full in the report of issue 7.
-HTTP_BUGS: dict[str, str] = {
-    "replayed-event-id-other-content": (
-        "BUG: POST /v1/events with an event whose event_id was already accepted but whose "
-        "content differs (here a decision reusing the id of seat 1's progressive wager) is "
-        'answered status "duplicate", reason "already accepted", and nothing is dead-lettered: '
-        "the device believes an event was recorded that never was (engine._one checks only the id)"
-    ),
-    "event-id-nul": (
-        "BUG (contract gap): an otherwise valid round_opened whose event_id holds a NUL is "
-        "accepted; the contract's event_id is any 1-128 characters, no control characters refused"
-    ),
-    "event-id-rtl-override": (
-        "BUG (contract gap): an otherwise valid round_opened whose event_id holds U+202E "
-        "(RIGHT-TO-LEFT OVERRIDE) is accepted, so the audit log shows a spoofed id"
-    ),
-    "void-reason-nul": (
-        "BUG (contract gap): a round_voided whose reason holds a NUL is accepted into the log"
-    ),
-    "event-id-lone-surrogate": _SURROGATE.format(
-        where='event_id "\\ud800"',
-        what="SqliteLog.contains binds it and raises UnicodeEncodeError: HTTP 500, no dead letter",
-    ),
-    "table-id-lone-surrogate": _SURROGATE.format(
-        where='table_id "tcp-\\udfff"',
-        what=(
-            "the dead letter's log key cannot be encoded inside SqliteLog.append's open "
-            "transaction (only sqlite3.Error rolls back): HTTP 500, and the next append by anyone "
-            'fails with 503 "cannot start a transaction within a transaction"'
-        ),
-    ),
-    "void-reason-lone-surrogate": _SURROGATE.format(
-        where='a round_voided reason "misdeal \\udfff"',
-        what=(
-            "the void is accepted, after which GET /v1/log and GET /v1/reconciliation?format=csv "
-            "answer 500 for good (the response cannot be encoded as UTF-8)"
-        ),
-    ),
-}
-LINE_BUGS: dict[str, str] = {
-    "seq-with-5000-digits": (
-        "BUG: streams.validation.parse_json_line raises ValueError ('Exceeds the limit (4300 "
-        "digits) for integer string conversion'), not InvalidEvent, for an integer of over 4300 "
-        "digits: it catches only json.JSONDecodeError, so a stream consumer is not given a reason"
-    ),
-    "event-id-nul": HTTP_BUGS["event-id-nul"],
-    "event-id-rtl-override": HTTP_BUGS["event-id-rtl-override"],
-    "void-reason-nul": HTTP_BUGS["void-reason-nul"],
-    "event-id-lone-surrogate": (
-        "BUG: streams.validation.parse_json_line and validate_table_event accept an event_id "
-        'written "\\ud800" (a lone surrogate, not encodable as UTF-8)'
-    ),
-    "void-reason-lone-surrogate": (
-        "BUG: streams.validation.parse_json_line and validate_table_event accept a round_voided "
-        'reason holding "\\udfff" (a lone surrogate, not encodable as UTF-8)'
-    ),
-}
+# Bugs this corpus found, pinned as strict xfails until fixed; all six are fixed now (surrogates,
+# a reused event_id with other content, control characters in ids, over-long integers).
+HTTP_BUGS: dict[str, str] = {}
+LINE_BUGS: dict[str, str] = {}
 
 
 def _params(bugs: dict[str, str]) -> list[ParameterSet]:
