@@ -225,11 +225,16 @@ def _meters(
     reader: ConfigReader, progressives: Mapping[str, ProgressiveDef], tables: Mapping[str, TableDef]
 ) -> dict[str, MeterDef]:
     meters: dict[str, MeterDef] = {}
+    units_of: dict[str, set[int]] = {}  # one pass over the tables: a floor may have 10,000
+    for table in tables.values():
+        for linked in table.links.values():
+            units_of.setdefault(linked, set()).add(table.unit_cents)
+    progressive_ids = tuple(progressives)
     for mid in reader.names():
         entry = reader.table(mid)
         entry.only_keys({"progressive", "ceiling"})
-        pid = entry.choice("progressive", tuple(progressives), None)
-        units = {t.unit_cents for t in tables.values() if mid in t.links.values()}
+        pid = entry.choice("progressive", progressive_ids, None)
+        units = set(units_of.get(mid, ()))
         if len(units) != 1:
             raise entry.error(
                 "progressive",

@@ -23,9 +23,9 @@ from controller.events import Event, EventRejected
 from controller.floor import decide, evolve
 from controller.snapshot import state_from_dict, state_to_dict
 from controller.state import FloorState
-from controller.table_events import TableEventBase, from_contract
+from controller.table_events import TableEventBase
+from streams.fast_decode import validate_to_event
 from streams.ports import EventLog, LogRecord, SnapshotStore
-from streams.validation import validate_table_event
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
@@ -164,7 +164,7 @@ class EmbeddedController:
         self, state: FloorState, raw: object, seen: dict[str, bytes]
     ) -> tuple[Outcome, tuple[Event, ...]]:
         try:
-            command = from_contract(validate_table_event(raw))
+            command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
         except RuleViolation as exc:
             return self._dead_letter(raw, str(exc))
         payload = encode(command)

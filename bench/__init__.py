@@ -1,0 +1,44 @@
+"""Benchmarks: speed and memory goals measured against a reference in the same run (issue 6).
+
+``python -m bench`` runs every row, prints the table and writes ``bench/results/``; see
+``bench/README.md``. Each row lives in its own module exposing ``run_rows(settings) -> list[Row]``
+(`bench.common`), registered below by name for ``--only``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from bench.common import Row, Settings
+
+BENCHMARKS: dict[str, str] = {
+    "core": "bench.core",
+    "door": "bench.door",
+    "engine": "bench.engine",
+    "replay": "bench.replay",
+    "scale": "bench.scale",
+    # Hook for the Kafka engine row (issue 6, another helper): write bench/kafka.py with
+    # `run_rows(settings) -> list[Row]`; until it exists the row is reported as not built.
+    "kafka": "bench.kafka",
+}
+
+RowsOf = Callable[[Settings], list[Row]]
+
+
+class NotBuilt(Exception):
+    """A registered benchmark whose module does not exist yet."""
+
+
+def load(name: str) -> RowsOf:
+    """The ``run_rows`` of benchmark ``name``; NotBuilt if its module is not written yet."""
+    module_name = BENCHMARKS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:
+            raise
+        msg = f"{name}: {module_name.replace('.', '/')}.py is not written yet"
+        raise NotBuilt(msg) from exc
+    rows_of: RowsOf = module.run_rows
+    return rows_of

@@ -1,0 +1,120 @@
+"""Row "embedded engine": batched ingest into the durable log with the meters kept up to date.
+
+Subject: `streams.engine.EmbeddedController.submit` over a fresh `streams.sqlite_log.SqliteLog`
+(WAL, ``synchronous=FULL``), fed the parsed events in batches, as the HTTP edge hands them over
+(parsing the request body is the HTTP layer's cost, left out here; HTTP batching comes later).
+Reference: the same input events appended, in the same batches, to a fresh log of the same kind
+with no processing at all (payload = the event's JSON line, dedupe id = its event_id).
+Each repetition gets fresh databases in a temporary directory; opening them is not timed.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench import workload
+from bench.common import EXAMPLE_CONFIG, Figure, Goal, Row, Settings, paired, rate_row, stopwatch
+from streams.engine import EmbeddedController
+from streams.ports import LogRecord
+from streams.sqlite_log import SqliteLog
+
+GOAL = Goal(
+    text=">= 20,000 events/s sustained and >= 1/2 of append-only",
+    at_least=20_000,
+    ratio_at_least=0.5,
+)
+
+
+def _batches(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[start : start + size] for start in range(0, len(items), size)]
+
+
+class _EngineRun:
+    """One repetition of the subject; keeps what the last run saw, for the row's details."""
+
+    def __init__(self, text: str, raws: list[Any], batch: int, folder: Path) -> None:
+        self.text = text
+        self.batches = _batches(raws, batch)
+        self.folder = folder
+        self.runs = 0
+        self.statuses: Counter[str] = Counter()
+        self.records = 0
+
+    def __call__(self) -> float:
+        self.runs += 1
+        log = SqliteLog(self.folder / f"engine-{self.runs}.db")
+        try:
+            controller = EmbeddedController(log, log)
+            controller.start(self.text, str(EXAMPLE_CONFIG))
+            before = log.head()
+            outcomes: list[Any] = []
+
+            def ingest() -> None:
+                for batch in self.batches:
+                    outcomes.extend(controller.submit(batch))
+
+            seconds = stopwatch(ingest)
+            self.statuses = Counter(outcome.status for outcome in outcomes)
+            self.records = log.head() - before
+            return seconds
+        finally:
+            log.close()
+
+
+class _AppendRun:
+    """One repetition of the reference: append-only, same batches, same kind of log."""
+
+    def __init__(self, lines: list[bytes], raws: list[Any], batch: int, folder: Path) -> None:
+        records = [
+            LogRecord(str(raw["table_id"]), line, str(raw["event_id"]))
+            for line, raw in zip(lines, raws, strict=True)
+        ]
+        self.batches = _batches(records, batch)
+        self.folder = folder
+        self.runs = 0
+
+    def __call__(self) -> float:
+        self.runs += 1
+        log = SqliteLog(self.folder / f"append-{self.runs}.db")
+        try:
+            return stopwatch(lambda: [log.append(batch) for batch in self.batches])
+        finally:
+            log.close()
+
+
+def run_rows(settings: Settings) -> list[Row]:
+    """The embedded engine row."""
+    text, config = workload.example_floor()
+    lines = [
+        workload.to_line(raw)
+        for raw in workload.events(config, settings.engine_events, settings.seed)
+    ]
+    raws: list[Any] = [json.loads(line) for line in lines]
+    with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder:
+        engine = _EngineRun(text, raws, settings.engine_batch, Path(folder))
+        append = _AppendRun(lines, raws, settings.engine_batch, Path(folder))
+        times = paired(engine, append, settings.repeats)
+        extra: dict[str, Figure] = {
+            "events": len(raws),
+            "batch": settings.engine_batch,
+            "accepted": engine.statuses["accepted"],
+            "rejected": engine.statuses["rejected"],
+            "records_per_event": round(engine.records / len(raws), 3),
+            "log_dir": str(Path(folder).parent),
+        }
+    return [
+        rate_row(
+            name="embedded engine",
+            count=len(raws),
+            times=times,
+            reference_name="append only (SqliteLog)",
+            goal=GOAL,
+            notes="EmbeddedController.submit (jsonschema door, decide, evolve, encode, append)",
+            extra=extra,
+        )
+    ]

@@ -1,0 +1,189 @@
+"""Rows "replay" and "restart from snapshot": rebuilding state from a durable log.
+
+The log is what the embedded engine writes (`streams.engine.encode`, `record_key`, dedupe ids), but
+built directly (the simulated stream through `controller.floor.run`, appended in chunks), which is
+far quicker than ingesting it through the engine. A snapshot is saved about ``snapshot_tail``
+events before the head. Building a million-event log takes minutes, so the file is cached under
+``.cache/bench/``, keyed by its size, seed and a digest of the code that decides its content.
+
+replay: `streams.engine.fold_log` over the whole log (a clean rebuild, no snapshot).
+Reference: reading the same log without applying it (`SqliteLog.read`).
+restart: a new `EmbeddedController` on the log, ``start`` returning (snapshot loaded, tail folded).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+
+from bench import workload
+from bench.common import (
+    EXAMPLE_CONFIG,
+    Figure,
+    Goal,
+    Row,
+    Settings,
+    median,
+    paired,
+    rate_row,
+    rates,
+    stopwatch,
+)
+from controller.floor import run
+from controller.snapshot import state_to_dict
+from controller.state import FloorState
+from controller.table_events import TableEventBase, from_contract
+from streams.engine import EmbeddedController, decode, encode, fold_log, record_key
+from streams.ports import LogRecord
+from streams.sqlite_log import SqliteLog
+
+REPLAY_GOAL = Goal(text=">= 200,000 events/s", at_least=200_000)
+RESTART_GOAL = Goal(text="< 1 s back in service", at_most=1.0)
+TEN_MILLION = 10_000_000
+
+
+def _snapshot_blob(state: FloorState) -> bytes:
+    # As `EmbeddedController.snapshot` writes it.
+    return json.dumps(state_to_dict(state), separators=(",", ":")).encode()
+
+
+def build_log(settings: Settings) -> str:
+    """The path of a log of at least ``replay_events`` records with a snapshot near its head."""
+    text, config = workload.example_floor()
+    size, tail = settings.replay_events, settings.snapshot_tail
+    key = workload.source_digest(text, f"{size}/{tail}/{settings.seed}")
+    path = workload.cache_path(settings.cache_dir, f"replay-{size}-{key}.db")
+    if path.exists():
+        return str(path)
+    for stale in path.parent.glob(f"replay-{size}-*"):  # logs built by older code
+        stale.unlink()
+    building = path.with_suffix(".tmp")
+    log = SqliteLog(building)
+    try:
+        state, produced = run([workload.activation(text)])
+        position = log.append([LogRecord(record_key(e), encode(e)) for e in produced])
+        snapshot_at, snapped = size - tail, False
+        chunk = max(10, min(1_000, tail // 4))
+        source = workload.stream(config, settings.seed)
+        while position < size:
+            commands = [from_contract(raw) for raw in itertools.islice(source, chunk)]
+            state, produced = run(commands, state)
+            records = [
+                LogRecord(
+                    record_key(e),
+                    encode(e),
+                    e.event_id if isinstance(e, TableEventBase) else "",
+                )
+                for e in produced
+            ]
+            position = log.append(records)
+            if not snapped and position >= snapshot_at:
+                log.save(position, _snapshot_blob(state))
+                snapped = True
+    finally:
+        log.close()
+    building.rename(path)
+    return str(path)
+
+
+def _read_only(path: str) -> float:
+    log = SqliteLog(path)
+    try:
+        return stopwatch(lambda: sum(1 for _ in log.read()))
+    finally:
+        log.close()
+
+
+def _fold(path: str) -> float:
+    log = SqliteLog(path)
+    try:
+        return stopwatch(lambda: fold_log(log))
+    finally:
+        log.close()
+
+
+def _decode_only(path: str) -> float:
+    log = SqliteLog(path)
+    try:
+        return stopwatch(lambda: _decode_all(log))
+    finally:
+        log.close()
+
+
+def _decode_all(log: SqliteLog) -> None:
+    for record in log.read():
+        decode(record.payload)
+
+
+def _restart(path: str, text: str) -> tuple[float, int, int]:
+    """Seconds from opening the log to ``start`` returning; the log head and the snapshot's
+    position (the tail folded is their difference)."""
+    started = time.perf_counter()
+    log = SqliteLog(path)
+    try:
+        controller = EmbeddedController(log, log)
+        outcome = controller.start(text, str(EXAMPLE_CONFIG))
+        seconds = time.perf_counter() - started
+        latest = log.latest()
+        if outcome.status != "duplicate" or controller.position != log.head() or latest is None:
+            msg = f"restart did not resume the cached log ({outcome}, {controller.restore_note})"
+            raise RuntimeError(msg)
+        return seconds, log.head(), latest[0]
+    finally:
+        log.close()
+
+
+def run_rows(settings: Settings) -> list[Row]:
+    """The replay and restart rows."""
+    started = time.perf_counter()
+    path = build_log(settings)
+    prepared = time.perf_counter() - started
+    text = workload.example_text()
+    probe = SqliteLog(path)
+    count = probe.head()
+    probe.close()
+    times = paired(lambda: _fold(path), lambda: _read_only(path), settings.replay_repeats)
+    rate = median(rates(count, times.subject))
+    decode_rate = count / _decode_only(path)
+    extrapolated = count < TEN_MILLION
+    replay = rate_row(
+        name="replay",
+        count=count,
+        times=times,
+        reference_name="read only (SqliteLog.read)",
+        goal=REPLAY_GOAL,
+        notes=(
+            f"fold_log over {count:,} records; 10M figure "
+            + (
+                "extrapolated linearly (state size does not grow with the log)"
+                if extrapolated
+                else "measured"
+            )
+        ),
+        extra={
+            "records": count,
+            "read_decode_only_events_per_s": round(decode_rate),
+            "seconds_for_10M": round(TEN_MILLION / rate, 1),
+            "seconds_for_10M_extrapolated": extrapolated,
+            "log_prepare_seconds": round(prepared, 1),
+        },
+    )
+    restarts = [_restart(path, text) for _ in range(settings.repeats)]
+    seconds = tuple(r[0] for r in restarts)
+    head, snapshot_position = restarts[0][1], restarts[0][2]
+    extra: dict[str, Figure] = {
+        "tail_events": head - snapshot_position,
+        "snapshot_position": snapshot_position,
+        "full_replay_seconds": round(count / rate, 2),
+    }
+    restart = Row(
+        name="restart from snapshot",
+        unit="s",
+        value=median(seconds),
+        goal=RESTART_GOAL,
+        samples=seconds,
+        notes="EmbeddedController.start: snapshot near the head + fold of the tail",
+        extra=extra,
+    )
+    return [replay, restart]

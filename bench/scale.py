@@ -1,0 +1,211 @@
+"""Row "scale": 10,000 tables and 1,000 meters in one process, and what each costs in memory.
+
+The floor is generated: the example's policy and progressives, then ``meters / 4`` groups of the
+four Three Card Poker meters, and tables linked round-robin to the groups. It runs in a child
+process (``python -m bench.scale``) so its resident set is its own:
+
+1. untraced: activate the configuration, play one round at every table through the core; the peak
+   RSS is the figure checked against the 1 GB goal; also the snapshot's size and load time.
+2. traced (`tracemalloc`): activation at the full table count and at a tenth of it, so bytes per
+   table (configuration share) and per meter follow from the difference; then one round at up to
+   1,000 tables gives each table's round state.
+
+A run smaller than 10,000 tables (``--quick``) projects the total from the per-table and per-meter
+bytes and the process's baseline, and says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+from bench import workload
+from bench.common import REPO, Goal, Row, Settings
+from controller.floor import run
+from controller.snapshot import state_from_dict, state_to_dict
+from controller.state import FloorState
+from controller.table_events import from_contract
+from streams.simulate_cmd import sim_tables
+
+GOAL = Goal(text="< 1 GB in all (peak RSS)", at_most=1024.0)
+TARGET_TABLES, TARGET_METERS = 10_000, 1_000
+KINDS = (
+    ("progressive", "pa-649a12e-A"),
+    ("five_card_progressive", "pa-649a12h"),
+    ("five_card_hand_bonus", "pa-649a12i"),
+    ("five_of_six_progressive", "pa-649a12j"),
+)
+MB = 1024 * 1024
+
+
+def big_floor(tables: int, meters: int) -> str:
+    """A floor configuration (TOML) of ``tables`` tables and ``meters`` meters (a multiple of 4)."""
+    groups = max(1, meters // len(KINDS))
+    if tables < groups:
+        msg = f"{tables} tables cannot link {meters} meters: at least {groups} tables are needed"
+        raise ValueError(msg)
+    head = workload.example_text().split("\n[meters.", 1)[0]
+    parts = [head, "\n"]
+    for group in range(groups):
+        for wager, progressive in KINDS:
+            parts.append(f'[meters.m{group:04d}-{wager}]\nprogressive = "{progressive}"\n\n')
+    for table in range(tables):
+        group = table % groups
+        links = ", ".join(f'{wager} = "m{group:04d}-{wager}"' for wager, _ in KINDS)
+        parts.append(
+            f'[tables.t{table:05d}]\ngame = "three_card_poker"\nseats = 7\n'
+            f'wager_unit = "1.00"\nmeters = {{ {links} }}\n\n'
+        )
+    return "".join(parts)
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm", encoding="ascii") as statm:
+        pages = int(statm.read().split()[1])
+    return pages * resource.getpagesize() / MB
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak RSS (VmHWM). Not ``ru_maxrss``: Linux carries that across exec, so a
+    child started by a big parent would report the parent's size."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024  # kB
+    return 0.0
+
+
+def _play(state: FloorState, tables: int, seed: int) -> tuple[FloorState, int, float]:
+    """One round at each of the first ``tables`` tables, 100 tables per simulator; the state, the
+    events decided and the seconds spent in the core (simulating is not counted)."""
+    assert state.config is not None
+    sims = sim_tables(state.config)[:tables]
+    count, seconds = 0, 0.0
+    for start in range(0, len(sims), 100):
+        simulator = workload.simulator(sims[start : start + 100], seed + start)
+        commands = [from_contract(raw) for raw in simulator.rounds(1)]
+        began = time.perf_counter()
+        state, _ = run(commands, state)
+        seconds += time.perf_counter() - began
+        count += len(commands)
+    return state, count, seconds
+
+
+def _traced(action: Callable[[], object]) -> tuple[object, int]:
+    """What ``action`` returns and the bytes it leaves allocated."""
+    gc.collect()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = action()
+    gc.collect()
+    return kept, tracemalloc.get_traced_memory()[0] - before
+
+
+def measure(tables: int, meters: int, seed: int) -> dict[str, Any]:
+    """Every figure of the scale row (run in the child process)."""
+    text = big_floor(tables, meters)
+    out: dict[str, Any] = {"tables": tables, "meters": meters, "rss_baseline_mb": _rss_mb()}
+    began = time.perf_counter()
+    state = workload.activated(text)
+    out["activate_seconds"] = time.perf_counter() - began
+    out["rss_activated_mb"] = _rss_mb()
+    state, events, core_seconds = _play(state, tables, seed)
+    out.update(events=events, core_events_per_s=events / core_seconds)
+    out["rss_played_mb"] = _rss_mb()
+    out["peak_rss_mb"] = _peak_rss_mb()
+    blob = json.dumps(state_to_dict(state), separators=(",", ":")).encode()
+    began = time.perf_counter()
+    state_from_dict(json.loads(blob))
+    out.update(snapshot_bytes=len(blob), snapshot_load_seconds=time.perf_counter() - began)
+    del state, blob
+    gc.collect()
+    small_tables = max(meters // len(KINDS), tables // 10)
+    small_text = big_floor(small_tables, meters)
+    tracemalloc.start()
+    _, small = _traced(lambda: workload.activated(small_text))
+    full_state, full = _traced(lambda: workload.activated(text))
+    assert isinstance(full_state, FloorState)
+    played = min(tables, 1_000)
+    _, rounds = _traced(lambda: _play(full_state, played, seed))
+    tracemalloc.stop()
+    per_table_config = (full - small) / (tables - small_tables) if tables > small_tables else 0.0
+    per_meter = (small - per_table_config * small_tables) / meters
+    out.update(
+        bytes_per_table_config=per_table_config,
+        bytes_per_table_round=rounds / played,
+        bytes_per_table=per_table_config + rounds / played,
+        bytes_per_meter=per_meter,
+        traced_activated_mb=full / MB,
+    )
+    return out
+
+
+def run_rows(settings: Settings) -> list[Row]:
+    """The scale row, measured in a child process."""
+    command = [
+        sys.executable,
+        "-m",
+        "bench.scale",
+        f"--tables={settings.scale_tables}",
+        f"--meters={settings.scale_meters}",
+        f"--seed={settings.seed}",
+    ]
+    done = subprocess.run(  # noqa: S603 - our own module, with our own interpreter
+        command, cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        msg = f"python -m bench.scale failed ({done.returncode}): {done.stderr[-2000:]}"
+        raise RuntimeError(msg)
+    figures: dict[str, Any] = json.loads(done.stdout)
+    at_target = (settings.scale_tables, settings.scale_meters) == (TARGET_TABLES, TARGET_METERS)
+    projected = (
+        figures["rss_baseline_mb"]
+        + (TARGET_TABLES * figures["bytes_per_table"] + TARGET_METERS * figures["bytes_per_meter"])
+        / MB
+    )
+    value = figures["peak_rss_mb"] if at_target else projected
+    notes = (
+        f"peak RSS at {settings.scale_tables:,} tables / {settings.scale_meters:,} meters"
+        if at_target
+        else f"projected to 10,000/1,000 from {settings.scale_tables:,} tables / "
+        f"{settings.scale_meters:,} meters (baseline RSS + traced bytes per table and meter)"
+    )
+    extra = {key: _round(value) for key, value in figures.items()}
+    extra["projected_rss_mb_at_10k_1k"] = _round(projected)
+    return [
+        Row(
+            name="scale: 10k tables, 1k meters",
+            unit="MB",
+            value=value,
+            goal=GOAL,
+            samples=(value,),
+            notes=notes,
+            extra=extra,
+        )
+    ]
+
+
+def _round(value: Any) -> Any:
+    return round(value, 3) if isinstance(value, float) else value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The child: measure and print the figures as JSON."""
+    parser = argparse.ArgumentParser(prog="python -m bench.scale")
+    parser.add_argument("--tables", type=int, default=TARGET_TABLES)
+    parser.add_argument("--meters", type=int, default=TARGET_METERS)
+    parser.add_argument("--seed", type=int, default=20261129)
+    args = parser.parse_args(argv)
+    print(json.dumps(measure(args.tables, args.meters, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
