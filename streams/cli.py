@@ -10,7 +10,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from streams import ingest_cmd, reconcile_cmd, replay_cmd, serve_cmd, simulate_cmd, token_cmd
+from streams import (
+    ingest_cmd,
+    kafka_cmd,
+    reconcile_cmd,
+    replay_cmd,
+    serve_cmd,
+    simulate_cmd,
+    token_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve_cmd.add_parser(sub)
     token_cmd.add_parser(sub)
     reconcile_cmd.add_parser(sub)
+    kafka_cmd.add_parser(sub)
     return parser
 
 

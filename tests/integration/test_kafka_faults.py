@@ -1,0 +1,240 @@
+"""Faults: SIGKILLed workers and a broker restart in the middle of a stream.
+
+A feeder produces a simulated floor faster than the worker can process it, so there is always a
+backlog; meanwhile the worker is SIGKILLed several times (no shutdown, no offset commit, buffered
+records lost) and restarted, and the broker is restarted once (``scripts/kafka.sh restart``).
+The first worker kills itself right after a batch's outputs were acknowledged and before its
+state was stored (``JACKPOT_KAFKA_KILL_AFTER_OUTPUTS``), the window where a redelivery re-emits
+records; the other kills land at random moments.
+Afterwards: the workers' stored meters equal a fold of the events topic, which equals the pure
+replay of the same input to the cent; every input line was accepted exactly once or
+dead-lettered; no hit and no award appears twice; no step produced two different records.
+
+Table events use one partition so that the pure replay is the exact reference (see
+`test_kafka_parity` for the multi-partition checks).
+
+The broker restart needs the broker `scripts/kafka.sh` manages at ``KAFKA_BOOTSTRAP``: the test
+runs the script with the environment it was given (``KAFKA_PORT``, ``KAFKA_RUN_DIR``...) and
+refuses to touch a broker on another port.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka import Consumer, KafkaException, TopicPartition
+
+from controller.config import load_floor_config
+from controller.errors import StoreUnavailable
+from streams.kafka_dump import Fold, award_sort_key, fold_document, read_events
+from streams.kafka_ingest import TableEventProducer
+from streams.kafka_settings import KILL_AFTER_OUTPUTS_ENV
+from streams.kafka_topics import TopicNames
+from streams.replay_cmd import replay_file
+from tests.integration.services import in_ci, require_kafka
+from tests.integration.test_kafka_parity import (
+    CONFIG,
+    REPO,
+    Worker,
+    check_log,
+    deploy,
+    simulate,
+    wait_caught_up,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+KILLS = 4
+#: Records the worker must commit between two faults, so each fault lands mid-stream.
+PROGRESS_BETWEEN_FAULTS = 1_200
+CHUNK, CHUNK_PAUSE_S = 400, 0.3
+SKIPPED = 300
+
+
+def managed_broker_env(bootstrap: str) -> dict[str, str]:
+    """The environment for ``scripts/kafka.sh`` if it manages the broker at ``bootstrap``."""
+    env = dict(os.environ)
+    port = bootstrap.rsplit(":", 1)[-1]
+    if env.get("KAFKA_PORT", "19092") != port:
+        message = (
+            f"KAFKA_BOOTSTRAP {bootstrap} is not the broker scripts/kafka.sh manages on port "
+            f"{env.get('KAFKA_PORT', '19092')}: set KAFKA_PORT (and KAFKA_RUN_DIR) to match"
+        )
+        if in_ci():
+            pytest.fail(message)
+        pytest.skip(message)
+    status = subprocess.run(
+        [str(REPO / "scripts" / "kafka.sh"), "status"], env=env, capture_output=True, check=False
+    )
+    if status.returncode != 0:
+        pytest.skip(f"scripts/kafka.sh does not manage a running broker: {status.stdout!r}")
+    return env
+
+
+class Feeder(threading.Thread):
+    """Produce the input file in chunks, faster than it is processed."""
+
+    def __init__(self, bootstrap: str, names: TopicNames, events: Path) -> None:
+        super().__init__(daemon=True)
+        self.producer = TableEventProducer(bootstrap, names, "fault-feeder")
+        self.lines = [line for line in events.read_bytes().splitlines() if line.strip()]
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            for start in range(0, len(self.lines), CHUNK):
+                for line in self.lines[start : start + CHUNK]:
+                    self.producer.send(line)
+                self.producer.flush(timeout=180)
+                time.sleep(CHUNK_PAUSE_S)
+        except BaseException as exc:  # reported by the test thread
+            self.error = exc
+
+
+def committed(bootstrap: str, group: str, topic: str) -> int:
+    """Records of ``topic``'s partition 0 committed by ``group`` (-1 while unknown)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "log_level": 0})
+    try:
+        (position,) = consumer.committed([TopicPartition(topic, 0)], timeout=5)
+        return max(position.offset, 0)
+    except KafkaException:
+        return -1
+    finally:
+        consumer.close()
+
+
+def wait_for_progress(worker: Worker, mark: int, deadline: float) -> int:
+    """Until the worker committed ``mark`` table events (restarting it if it died)."""
+    names = worker.names
+    while True:
+        if not worker.alive():
+            worker.start()
+        done = committed(worker.bootstrap, names.app_id, names.table_events)
+        if done >= mark or time.monotonic() > deadline:
+            return done
+        time.sleep(0.25)
+
+
+def test_sigkills_and_a_broker_restart_lose_nothing_and_pay_nothing_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bootstrap = require_kafka()
+    env = managed_broker_env(bootstrap)
+    started = time.monotonic()
+    events = simulate(tmp_path, rounds=50, seed=4242)
+    names = deploy(bootstrap, table_partitions=1)
+    worker = Worker(bootstrap, names, tmp_path)
+    feeder = Feeder(bootstrap, names, events)
+    worker.start({KILL_AFTER_OUTPUTS_ENV: "4"})
+    feeder.start()
+    faults = ["kill", "kill", "broker", *["kill"] * (KILLS - 2)]
+    try:
+        marks = _run_faults(worker, faults, env, time.monotonic() + 150)
+        feeder.join(timeout=180)
+        assert feeder.error is None, feeder.error
+        wait_caught_up(worker, timeout=150)
+    finally:
+        worker.stop()
+    fold = _check(bootstrap, names, events)
+    assert fold.duplicates > 0  # the injected kill made a redelivery re-emit records
+    with capsys.disabled():
+        print(
+            f"\nkafka faults: {len(feeder.lines)} input lines; 1 injected and {KILLS} SIGKILLs "
+            f"and 1 broker restart (at committed offsets {marks}), {worker.starts} worker starts; "
+            f"{fold.records} records on the events topic, {fold.duplicates} re-emitted and "
+            f"folded once, {worker.logs(None).count('repaired: Gap')} consumer gap(s) repaired; "
+            f"{time.monotonic() - started:.0f}s"
+        )
+
+
+def test_a_commit_past_unprocessed_records_is_repaired(tmp_path: Path) -> None:
+    """What faust can do with agent concurrency above 1: commit offsets past records no agent
+    processed. Simulated by committing ahead while the worker is down; the restarted worker finds
+    the gap against its stored progress, reads the skipped records back and processes them."""
+    bootstrap = require_kafka()
+    events = simulate(tmp_path, rounds=10, seed=99)
+    lines = [line for line in events.read_bytes().splitlines() if line.strip()]
+    names = deploy(bootstrap, table_partitions=1)
+    worker = Worker(bootstrap, names, tmp_path)
+    half = len(lines) // 2
+    _produce(bootstrap, names, lines[:half])
+    try:
+        worker.start()
+        wait_caught_up(worker, timeout=120)
+        worker.stop()
+        _produce(bootstrap, names, lines[half:])
+        _commit(bootstrap, names, half + SKIPPED)
+        worker.start()
+        wait_caught_up(worker, timeout=120)
+    finally:
+        worker.stop()
+    _check(bootstrap, names, events)
+    assert "skipped by the consumer, repaired" in worker.logs(None)
+
+
+def _produce(bootstrap: str, names: TopicNames, lines: list[bytes]) -> None:
+    producer = TableEventProducer(bootstrap, names, "gap-feeder")
+    for line in lines:
+        producer.send(line)
+    producer.flush()
+
+
+def _commit(bootstrap: str, names: TopicNames, offset: int) -> None:
+    """Commit the worker group's table-events offset to ``offset`` (no member is running)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": names.app_id})
+    try:
+        consumer.commit(offsets=[TopicPartition(names.table_events, 0, offset)], asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def _run_faults(
+    worker: Worker, faults: list[str], env: dict[str, str], deadline: float
+) -> list[int]:
+    actions: dict[str, Callable[[], None]] = {
+        "kill": lambda: _kill(worker),
+        "broker": lambda: _restart_broker(env),
+    }
+    marks, mark = [], 0
+    for fault in faults:
+        mark = wait_for_progress(worker, mark + PROGRESS_BETWEEN_FAULTS, deadline)
+        marks.append(mark)
+        actions[fault]()
+    return marks
+
+
+def _kill(worker: Worker) -> None:
+    time.sleep(random.uniform(0.0, 0.5))  # land anywhere in a batch
+    if worker.alive():
+        worker.kill()
+    worker.start()
+
+
+def _restart_broker(env: dict[str, str]) -> None:
+    script = str(REPO / "scripts" / "kafka.sh")
+    subprocess.run([script, "restart"], env=env, check=True, capture_output=True, timeout=180)
+
+
+def _check(bootstrap: str, names: TopicNames, events: Path) -> Fold:
+    try:
+        fold = read_events(bootstrap, names)
+    except StoreUnavailable as exc:  # pragma: no cover - reported as a failure with its cause
+        pytest.fail(f"cannot read the events topic back: {exc}")
+    check_log(bootstrap, names, fold, events)
+    config = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
+    document: dict[str, Any] = fold_document(config, fold.meters, fold)
+    reference: dict[str, Any] = replay_file(CONFIG, events)
+    assert document["meters"] == reference["meters"]
+    assert document["awards"] == sorted(reference["awards"], key=award_sort_key)
+    assert sorted(r["reason"] for r in document["rejected"]) == sorted(
+        r["reason"] for r in reference["rejected"]
+    )
+    return fold
