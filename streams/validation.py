@@ -137,23 +137,48 @@ def parse_json_line(line: bytes | str) -> object:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_LINE_BYTES:
             _refuse_size(size)
-    if nesting_exceeds(text, MAX_DEPTH):
-        msg = f"line: JSON nested deeper than {MAX_DEPTH} levels; an event is at most 3 deep"
-        raise InvalidEvent(msg)
-    try:
-        value: object = json.loads(
-            text, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant
-        )
-    except json.JSONDecodeError as exc:
-        msg = f"line: malformed JSON: {exc}"
-        raise InvalidEvent(msg) from exc
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        msg = f"line: a number JSON cannot carry here ({str(exc)[:80]})"
-        raise InvalidEvent(msg) from exc
-    refuse_lone_surrogates(text, value, "line")
+    value = strict_loads(text, "line", MAX_DEPTH)
     if not isinstance(value, dict):
         msg = f"line: expected a JSON object, got {_json_type(value)}"
         raise InvalidEvent(msg)
+    return value
+
+
+def strict_loads(text: str, where: str, max_depth: int) -> object:
+    """JSON that every language reads the same way, or `InvalidEvent` naming ``where``.
+
+    Refused: nesting deeper than ``max_depth`` (checked before the recursive parser runs), a key
+    repeated in one object, NaN/Infinity, integers Python will not convert, lone surrogates.
+    Both doors use it: the HTTP body and the JSONL/Kafka line.
+    """
+    if nesting_exceeds(text, max_depth):
+        msg = f"{where}: JSON nested deeper than {max_depth} levels; an event is at most 3 deep"
+        raise InvalidEvent(msg)
+
+    def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+        result: dict[str, object] = {}
+        for key, value in pairs:
+            if key in result:
+                msg = f"{where}: key {_SHOW.repr(key)} appears more than once in one object"
+                raise InvalidEvent(msg)
+            result[key] = value
+        return result
+
+    def refuse_constant(name: str) -> object:
+        msg = f'{where}: {name} is not JSON; amounts are strings like "1.00"'
+        raise InvalidEvent(msg)
+
+    try:
+        value: object = json.loads(
+            text, object_pairs_hook=unique_keys, parse_constant=refuse_constant
+        )
+    except json.JSONDecodeError as exc:
+        msg = f"{where}: malformed JSON: {exc}"
+        raise InvalidEvent(msg) from exc
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        msg = f"{where}: a number JSON cannot carry here ({str(exc)[:80]})"
+        raise InvalidEvent(msg) from exc
+    refuse_lone_surrogates(text, value, where)
     return value
 
 
@@ -225,21 +250,6 @@ def nesting_exceeds(text: str, limit: int) -> bool:
         elif char in "]}":
             depth -= 1
     return False
-
-
-def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    result: dict[str, object] = {}
-    for key, value in pairs:
-        if key in result:
-            msg = f"line: key {_SHOW.repr(key)} appears more than once in one object"
-            raise InvalidEvent(msg)
-        result[key] = value
-    return result
-
-
-def _refuse_constant(name: str) -> object:
-    msg = f'line: {name} is not JSON; amounts are strings like "1.00"'
-    raise InvalidEvent(msg)
 
 
 # --- validating one event ------------------------------------------------------------------------
