@@ -78,6 +78,9 @@ class ProgressiveDef:
     envy: Mapping[int, tuple[tuple[str, int], ...]]
     bonuses: tuple[tuple[str, Award], ...]
     wager_on: frozenset[str]
+    verify_for_one_from: Fraction | None = None
+    """"for 1" awards at or above this need floorperson verification (649a.11(c)(8)(ii): a Five
+    Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -177,6 +180,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
             "envy",
             "bonuses",
             "wager_on",
+            "verify_for_one_from",
         }
     )
     hand = reader.choice("hand", HAND_SOURCES, None)
@@ -192,6 +196,9 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
         envy=parse_envy(reader.table("envy", required=False), hand),
         bonuses=parse_bonuses(reader.table("bonuses", required=False)),
         wager_on=frozenset(reader.string_list("wager_on", WAGER_TARGETS, ["own"])),
+        verify_for_one_from=reader.fraction("verify_for_one_from")
+        if reader.has("verify_for_one_from")
+        else None,
     )
 
 

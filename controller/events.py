@@ -147,6 +147,9 @@ class FixedAwarded:
     cards: tuple[str, ...]
     amount_cents: int
     occurred_at: str
+    hit_id: str = ""
+    """Set when a floorperson must verify it before it is paid (649a.11(c)(8)(ii)): the award
+    then has the life of a hit, recognised -> validated -> paid."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -76,6 +76,15 @@ def evolve(state: FloorState, event: Event) -> FloorState:
             )
         case ConfigChangeScheduled():
             return fast_replace(state, pending_config=event)
+        case FixedAwarded() if event.hit_id:
+            # 649a.11(c)(8)(ii): verified by a floorperson before it is paid, like a hit.
+            hit = HitState(
+                hit_id=event.hit_id,
+                meter_id=event.meter_id,
+                amount_cents=event.amount_cents,
+                status="pending_validation",
+            )
+            return fast_replace(state, hits=state.hits.set(event.hit_id, hit))
         case FixedAwarded() | EnvyAwarded() | EventRejected():
             return state
         case _:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 
 from controller.config import Award, FloorConfig, MeterDef, TableDef
 from controller.events import EnvyAwarded, FixedAwarded
@@ -159,6 +160,7 @@ def _award(
             meter=meter,
             wager=wager,
             name=name,
+            for_one=award.value,
             cards=hand.cards,
             amount_cents=int(award.value * wager.amount_cents),
         )
@@ -172,8 +174,15 @@ def _fixed(
     name: str,
     cards: tuple[str, ...],
     amount_cents: int,
+    for_one: Fraction | None = None,
 ) -> FixedAwarded:
+    threshold = meter.progressive.verify_for_one_from
+    needs_verification = for_one is not None and threshold is not None and for_one >= threshold
+    label = f"dealer-seat{wager.seat}" if wager.on == "dealer" else f"seat{wager.seat}"
     return FixedAwarded(
+        hit_id=f"{ctx.table.table_id}/{ctx.round.round_id}/{ctx.settled.seq}/{wager.wager}/{label}"
+        if needs_verification
+        else "",
         meter_id=meter.meter_id,
         table_id=ctx.table.table_id,
         round_id=ctx.round.round_id,

@@ -19,7 +19,7 @@ from bench.scale import big_floor
 from controller.config import load_floor_config
 
 BUILT = [name for name in BENCHMARKS if name != "kafka"]
-UNITS = {"events/s", "s", "MB"}
+UNITS = {"events/s", "s", "ms", "MB"}
 
 
 @pytest.fixture

@@ -13,15 +13,20 @@ import pytest
 from tests.controller.scenario import (
     Outcome,
     Scenario,
+    accepted,
     fixed,
     given,
     hit,
+    hit_status,
     locked_round,
     meter_is,
+    pay,
     pays,
     pays_nothing,
     rejected,
+    resolve_hit,
     settled,
+    validate,
     wager,
 )
 
@@ -189,3 +194,28 @@ def test_a_five_card_hand_bonus_cannot_ride_on_another_seat() -> None:
     given().events(*locked_round("tcp-1", "r1")[:1]).when(
         wager(2, BONUS, "1.00", on="seat:3")
     ).then(rejected("cannot be placed on 'seat:3'"))
+
+
+def test_a_500_for_1_award_waits_for_floorperson_verification() -> None:
+    # 649a.11(c)(8)(ii): a floorperson verifies any Five Card Hand Bonus payout of 500 for 1.
+    # The four of a kind pays $500 for the $1 wager once validated; the meter is not touched.
+    scenario = own(4)
+    scenario.when(settled(dealer=DEALER, community="9h 2s", seats={4: "9s 9d 9c"})).then(
+        pays(fixed(4, "500.00", hand="four_of_a_kind")),
+        hit_status("tcp-1/r1/five_card_hand_bonus/seat4", "pending_validation"),
+        meter_is(METER, "10000.21", reserve="0.08"),
+    )
+    short = "tcp-1/r1/five_card_hand_bonus/seat4"
+    scenario.when(pay(short)).then(rejected("must be validated before it is paid"))
+    scenario.when(validate(short)).then(accepted(), hit_status(short, "validated"))
+    scenario.when(pay(short)).then(accepted(), hit_status(short, "paid"))
+    assert scenario.state.hits[resolve_hit(scenario.state, short)].amount_cents == 500_00
+
+
+def test_awards_below_500_for_1_need_no_verification() -> None:
+    # 649a.11(c)(8)(ii) names 500 for 1 and percentages only: 100 for 1 is paid at once.
+    scenario = own(4)
+    scenario.when(settled(dealer=DEALER, community="Kh 7s", seats={4: "Ks Kd 7c"})).then(
+        pays(fixed(4, "100.00", hand="full_house"))
+    )
+    assert len(scenario.state.hits) == 0

@@ -39,7 +39,7 @@ from hypothesis.stateful import (
 
 from controller.codec import event_from_dict, event_to_dict
 from controller.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.events import Event, EventRejected, ProgressiveHit
+from controller.events import Event, EventRejected, FixedAwarded, ProgressiveHit
 from controller.floor import decide, evolve
 from controller.state import FloorState
 from controller.table_events import TableEvent, from_contract
@@ -324,6 +324,12 @@ class FloorMachine(RuleBasedStateMachine):
         events = self._submit(settled, ok=True, why="settle")
         track.phase = "settled"
         hits = [e for e in events if isinstance(e, ProgressiveHit)]
+        # 649a.11(c)(8)(ii): a 500-for-1 Five Card Hand Bonus is verified like a hit, too.
+        for award in events:
+            if isinstance(award, FixedAwarded) and award.hit_id:
+                assert award.hand == "four_of_a_kind", award
+                assert award.hit_id not in self.hits, f"hit id {award.hit_id!r} used twice"
+                self.hits[award.hit_id] = "pending_validation"
         actual = [
             (h.meter_id, h.wager, h.on, h.hand, tuple((w.seat, w.amount_cents) for w in h.winners))
             for h in hits

@@ -1,0 +1,23 @@
+"""The Kafka row skips cleanly without a broker; with one (integration), it measures."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.common import PRESETS
+from bench.kafka import run_rows
+from tests.integration.services import require_kafka
+
+
+def test_no_broker_skips_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KAFKA_BOOTSTRAP", raising=False)
+    assert run_rows(PRESETS["tiny"]) == []
+
+
+@pytest.mark.integration
+def test_tiny_run_on_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KAFKA_BOOTSTRAP", require_kafka())
+    (row,) = run_rows(PRESETS["tiny"])
+    assert row.value > 0
+    assert row.reference is not None
+    assert row.reference > 0
