@@ -41,6 +41,14 @@ class Outcome:
     reason: str = ""
 
 
+def reused_id_reason(event_id: str) -> str:
+    """Why an event is refused whose id was accepted before for other content (both engines)."""
+    return (
+        f"event_id {event_id!r} was already accepted for a different event; "
+        "a retry must repeat the event exactly, a new event needs a new id"
+    )
+
+
 def utc_now() -> str:
     """The wall clock as RFC 3339 (only the edge reads it; the core is given it)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -172,11 +180,7 @@ class EmbeddedController:
         if earlier == payload:
             return Outcome(command.event_id, "duplicate", "already accepted"), ()
         if earlier is not None:
-            reason = (
-                f"event_id {command.event_id!r} was already accepted for a different event; "
-                "a retry must repeat the event exactly, a new event needs a new id"
-            )
-            return self._dead_letter(raw, reason)
+            return self._dead_letter(raw, reused_id_reason(command.event_id))
         produced = decide(state, command)
         first = produced[0]
         if isinstance(first, EventRejected):

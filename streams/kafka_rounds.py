@@ -37,7 +37,7 @@ from controller.state import TableState
 from controller.table import TableStep, decide_table
 from controller.table_events import TableEvent, from_contract
 from controller.table_state import add_contribution, evolve_table
-from streams.engine import encode
+from streams.engine import encode, reused_id_reason
 from streams.kafka_codec import (
     MAX_RAW_KEPT,
     Output,
@@ -121,10 +121,7 @@ class RoundProcessor:
         if record is not None and earlier in ("", digest):
             return Processed("duplicate", record.stamped(pos))
         if earlier is not None:
-            reason = (
-                f"event_id {event.event_id!r} was already accepted for a different event; "
-                "a retry must repeat the event exactly, a new event needs a new id"
-            )
+            reason = reused_id_reason(event.event_id)
             return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=event)
         table = record.table if record is not None else None
         try:
