@@ -44,8 +44,8 @@ services-up: $(STAMP) ## start the Kafka broker and Redis on loopback
 services-down: ## stop the Kafka broker and Redis
 	-scripts/kafka.sh stop; scripts/redis.sh stop
 
-bench: $(STAMP) ## benchmarks; figures go to bench/results/
-	$(PY) -m bench
+bench: $(STAMP) system-deps ## every benchmark row (starts Kafka and Redis); figures go to bench/results/
+	scripts/bench.sh $(BENCH_ARGS)
 
 clean: services-down ## remove the venv, caches and run data
 	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache .hypothesis
