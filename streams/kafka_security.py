@@ -261,3 +261,12 @@ def _refusal(
             "KAFKA_SASL_* settings"
         )
     return f"Kafka at {bootstrap} did not answer as {security.describe()}: {problem}"
+
+
+def activate_from(args: argparse.Namespace) -> KafkaSecurity:
+    """For a command: settings from its options and the environment, checked against the broker
+    at ``args.bootstrap``, then activated; ConfigError or StoreUnavailable with the reason."""
+    security = security_from_args(args)
+    check_access(args.bootstrap, security)
+    activate(security)
+    return security
