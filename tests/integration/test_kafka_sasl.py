@@ -87,6 +87,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SaslBroker]:
         KAFKA_SASL_MECHANISM="SCRAM-SHA-512",
         KAFKA_SASL_USERNAME=USER,
         KAFKA_SASL_PASSWORD_FILE=str(password_file),
+        KAFKA_SASL_PASSWORD="",  # empty is unset: `Worker` merges this into os.environ
     )
     service_env = {
         **client_env,
@@ -121,6 +122,18 @@ def _kafka_sh(command: str, env: dict[str, str]) -> None:
         pytest.skip(message)
 
 
+class SaslWorker(Worker):
+    """A `Worker` whose every start (restarts too) gets the same credentials."""
+
+    def __init__(self, broker: SaslBroker, names: TopicNames, env: dict[str, str]) -> None:
+        super().__init__(broker.bootstrap, names, broker.folder / names.prefix)
+        self.folder.mkdir()
+        self.env = env
+
+    def start(self, env: dict[str, str] | None = None) -> None:
+        super().start({**self.env, **(env or {})})
+
+
 def jackpot(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     """``jackpot ARGS`` in a child process with ``env``."""
     return subprocess.run(
@@ -145,8 +158,8 @@ def test_a_stream_through_sasl_matches_the_replay_to_the_cent(
     assert provision.returncode == 0, provision.stderr
     ingest = jackpot(broker.client_env, "kafka", "ingest", *common, str(events))
     assert ingest.returncode == 0, ingest.stderr
-    worker = Worker(broker.bootstrap, names, tmp_path)
-    worker.start(env=broker.client_env)
+    worker = SaslWorker(broker, names, broker.client_env)
+    worker.start()
     try:
         wait_caught_up(worker, timeout=180)
     finally:
@@ -185,8 +198,8 @@ def test_a_wrong_password_and_a_plaintext_client_are_refused_with_the_reason(
     plaintext = jackpot(_env(), "kafka", "provision", *common)
     assert plaintext.returncode == 2
     assert "requires authentication" in plaintext.stderr, plaintext.stderr
-    worker = Worker(broker.bootstrap, names, tmp_path)
-    worker.start(env=impostor)
+    worker = SaslWorker(broker, names, impostor)
+    worker.start()
     assert worker.process is not None
     assert worker.process.wait(timeout=60) != 0
     assert "invalid credentials" in worker.logs()
