@@ -82,6 +82,9 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SaslBroker]:
     password_file.write_text(password + "\n", encoding="utf-8")
     password_file.chmod(0o600)
     port = int(os.environ.get("KAFKA_SASL_TEST_PORT") or free_port())
+    controller_port = int(os.environ.get("KAFKA_SASL_TEST_CONTROLLER_PORT") or free_port())
+    while controller_port == port:  # two probes may get the same ephemeral port back
+        controller_port = free_port()
     client_env = _env(
         KAFKA_SECURITY_PROTOCOL="SASL_PLAINTEXT",
         KAFKA_SASL_MECHANISM="SCRAM-SHA-512",
@@ -92,8 +95,7 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SaslBroker]:
     service_env = {
         **client_env,
         "KAFKA_PORT": str(port),
-        "KAFKA_CONTROLLER_PORT": os.environ.get("KAFKA_SASL_TEST_CONTROLLER_PORT")
-        or str(free_port()),
+        "KAFKA_CONTROLLER_PORT": str(controller_port),
         "KAFKA_RUN_DIR": str(folder / "run"),
     }
     _kafka_sh("start", service_env)
