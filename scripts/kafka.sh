@@ -19,6 +19,16 @@
 #      KAFKA_JVM_OPTS (extra JVM flags), KAFKA_CDS (1; 0 = no class-data-sharing archive),
 #      PYTHON (REPO/.venv/bin/python if present), JAVA_HOME
 #
+# Security: the client listener is PLAINTEXT by default, for loopback and local use only. With
+#      KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT (the default once KAFKA_SASL_USERNAME is set) it
+#      requires SASL/SCRAM: KAFKA_SASL_MECHANISM (SCRAM-SHA-512, or SCRAM-SHA-256),
+#      KAFKA_SASL_USERNAME, and KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE. The same variables
+#      configure the clients (streams/kafka_security.py). The user's SCRAM credential is written
+#      when the storage is formatted, so a run dir keeps its protocol, user and password: start
+#      with other ones and it refuses (use another KAFKA_RUN_DIR). The password never goes on a
+#      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). The
+#      controller listener stays PLAINTEXT on loopback.
+#
 # Startup speed: after the first graceful stop, a dynamic AppCDS archive of the broker's
 # classes is kept in .cache/kafka/<version>/ (keyed by JVM build and jar set); later starts
 # load it and come up ~2-3 s sooner. A stale or broken archive only costs one fallback start.
@@ -40,6 +50,7 @@ CDS=${KAFKA_CDS:-1}
 DEPLOY_DIR=$REPO/deploy/kafka
 POM=$DEPLOY_DIR/pom.xml
 TEMPLATE=$DEPLOY_DIR/server.properties.template
+SASL_TEMPLATE=$DEPLOY_DIR/sasl.properties.template
 LOG4J_CONFIG=$DEPLOY_DIR/log4j2.xml
 
 DATA_DIR=$RUN_DIR/data
@@ -50,6 +61,12 @@ CLUSTER_ID_FILE=$RUN_DIR/cluster.id
 STDOUT_LOG=$LOG_DIR/stdout.log
 CDS_PENDING=$RUN_DIR/cds.pending
 SERVER_LOG=$LOG_DIR/server.log
+SECURITY_STAMP=$RUN_DIR/security.stamp
+
+SECURITY_PROTOCOL=${KAFKA_SECURITY_PROTOCOL:-}
+SASL_MECHANISM=${KAFKA_SASL_MECHANISM:-SCRAM-SHA-512}
+SASL_USERNAME=${KAFKA_SASL_USERNAME:-}
+SASL_PASSWORD=${KAFKA_SASL_PASSWORD:-}
 
 BOOTSTRAP=127.0.0.1:$KAFKA_PORT
 
@@ -129,6 +146,76 @@ fetch_now() {
     log "fetched $(find "$LIBS_DIR" -name '*.jar' | wc -l) jars into $LIBS_DIR in $(( $(now_ms) - t0 ))ms"
 }
 
+# ---------------------------------------------------------------- security
+
+sasl() { [[ $SECURITY_PROTOCOL == SASL_PLAINTEXT ]]; }
+
+# Validate the KAFKA_SECURITY_PROTOCOL / KAFKA_SASL_* settings (the password stays in variables).
+check_security() {
+    if [[ -z $SECURITY_PROTOCOL ]]; then
+        SECURITY_PROTOCOL=PLAINTEXT
+        [[ -z $SASL_USERNAME ]] || SECURITY_PROTOCOL=SASL_PLAINTEXT
+    fi
+    SECURITY_PROTOCOL=${SECURITY_PROTOCOL^^}
+    case $SECURITY_PROTOCOL in
+        PLAINTEXT)
+            [[ -z $SASL_USERNAME$SASL_PASSWORD${KAFKA_SASL_PASSWORD_FILE:-} ]] \
+                || die "KAFKA_SASL_* is set but KAFKA_SECURITY_PROTOCOL is PLAINTEXT"
+            return 0 ;;
+        SASL_PLAINTEXT) ;;
+        *) die "KAFKA_SECURITY_PROTOCOL must be PLAINTEXT or SASL_PLAINTEXT, not '$SECURITY_PROTOCOL'" ;;
+    esac
+    SASL_MECHANISM=${SASL_MECHANISM^^}
+    [[ $SASL_MECHANISM == SCRAM-SHA-512 || $SASL_MECHANISM == SCRAM-SHA-256 ]] \
+        || die "KAFKA_SASL_MECHANISM must be SCRAM-SHA-512 or SCRAM-SHA-256, not '$SASL_MECHANISM'"
+    if [[ -n ${KAFKA_SASL_PASSWORD_FILE:-} ]]; then
+        [[ -z $SASL_PASSWORD ]] || die "set KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE, not both"
+        [[ -r $KAFKA_SASL_PASSWORD_FILE ]] || die "cannot read KAFKA_SASL_PASSWORD_FILE=$KAFKA_SASL_PASSWORD_FILE"
+        SASL_PASSWORD=$(<"$KAFKA_SASL_PASSWORD_FILE")
+        SASL_PASSWORD=${SASL_PASSWORD%$'\r'}
+    fi
+    # These characters are safe in the JAAS string, the --add-scram value and the java @argfile.
+    [[ $SASL_USERNAME =~ ^[A-Za-z0-9._-]{1,64}$ ]] \
+        || die "KAFKA_SASL_USERNAME must be 1-64 characters from A-Z a-z 0-9 . _ -"
+    [[ $SASL_PASSWORD =~ ^[A-Za-z0-9._~+/-]{8,256}$ ]] \
+        || die "KAFKA_SASL_PASSWORD must be 8-256 characters from A-Z a-z 0-9 . _ ~ + / - (e.g. openssl rand -hex 32)"
+}
+
+# What a run dir was formatted with: protocol, mechanism, user and a salted digest of the password.
+security_stamp() {
+    if ! sasl; then
+        printf 'PLAINTEXT\n'
+        return 0
+    fi
+    local digest
+    digest=$(printf '%s:%s' "$(tr -d '[:space:]' <"$CLUSTER_ID_FILE")" "$SASL_PASSWORD" | sha256sum | cut -c1-16)
+    printf '%s %s %s %s\n' "$SECURITY_PROTOCOL" "$SASL_MECHANISM" "$SASL_USERNAME" "$digest"
+}
+
+# A formatted run dir keeps its security: refuse other settings with a clear message.
+check_stamp() {
+    [[ -f $DATA_DIR/meta.properties ]] || return 0
+    local have want
+    have=$(cat -- "$SECURITY_STAMP" 2>/dev/null || echo PLAINTEXT)  # dirs formatted before SASL
+    want=$(security_stamp)
+    [[ $have == "$want" ]] && return 0
+    if [[ ${have% *} == "${want% *}" ]]; then
+        die "$RUN_DIR was formatted with another password for ${SASL_USERNAME}; use another KAFKA_RUN_DIR, or stop and delete $RUN_DIR"
+    fi
+    die "$RUN_DIR was formatted for '$(cut -d' ' -f1-3 <<<"$have")', not '$(cut -d' ' -f1-3 <<<"$want")'; use another KAFKA_RUN_DIR, or stop and delete $RUN_DIR"
+}
+
+# The SASL block of server.properties, rendered in bash so the password is on no command line.
+sasl_properties() {
+    local text
+    text=$(<"$SASL_TEMPLATE")
+    text=${text//@KAFKA_SASL_MECHANISM_LC@/"${SASL_MECHANISM,,}"}
+    text=${text//@KAFKA_SASL_MECHANISM@/"$SASL_MECHANISM"}
+    text=${text//@KAFKA_SASL_USERNAME@/"$SASL_USERNAME"}
+    text=${text//@KAFKA_SASL_PASSWORD@/"$SASL_PASSWORD"}
+    printf '%s\n' "$text"
+}
+
 # ---------------------------------------------------------------- process helpers
 
 # Is $1 the broker of this run dir? (guards against stale pidfiles and recycled pids)
@@ -195,7 +282,16 @@ probe() {
     if [[ -n ${2:-} ]]; then
         args+=(--pid "$2")
     fi
-    "$PY" "$SCRIPT_DIR/wait_kafka.py" "${args[@]}" "${@:3}"
+    # The probe authenticates as the broker's clients will, from these variables only.
+    (
+        unset KAFKA_SASL_MECHANISM KAFKA_SASL_USERNAME KAFKA_SASL_PASSWORD KAFKA_SASL_PASSWORD_FILE
+        export KAFKA_SECURITY_PROTOCOL=$SECURITY_PROTOCOL
+        if sasl; then
+            export KAFKA_SASL_MECHANISM=$SASL_MECHANISM KAFKA_SASL_USERNAME=$SASL_USERNAME
+            export KAFKA_SASL_PASSWORD=$SASL_PASSWORD
+        fi
+        exec "$PY" "$SCRIPT_DIR/wait_kafka.py" "${args[@]}" "${@:3}"
+    )
 }
 
 log_tail() {
@@ -270,10 +366,19 @@ jvm_base() {
 }
 
 render_config() {
-    sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
-        -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
-        -e "s|@KAFKA_DATA_DIR@|$DATA_DIR|g" \
-        "$TEMPLATE" >"$SERVER_PROPS.tmp"
+    (
+        umask 077  # with SASL the file holds the password
+        {
+            sed -e "s|@KAFKA_PORT@|$KAFKA_PORT|g" \
+                -e "s|@KAFKA_CONTROLLER_PORT@|$KAFKA_CONTROLLER_PORT|g" \
+                -e "s|@KAFKA_DATA_DIR@|$DATA_DIR|g" \
+                -e "s|@KAFKA_LISTENER@|$SECURITY_PROTOCOL|g" \
+                "$TEMPLATE"
+            if sasl; then
+                sasl_properties
+            fi
+        } >"$SERVER_PROPS.tmp"
+    )
     mv -- "$SERVER_PROPS.tmp" "$SERVER_PROPS"
 }
 
@@ -287,9 +392,21 @@ format_storage() {
         mv -- "$CLUSTER_ID_FILE.tmp" "$CLUSTER_ID_FILE"
     fi
     cid=$(tr -d '[:space:]' <"$CLUSTER_ID_FILE")
-    log "formatting storage $DATA_DIR (cluster id $cid)"
+    log "formatting storage $DATA_DIR (cluster id $cid, $SECURITY_PROTOCOL)"
+    local scram=() argfile=$RUN_DIR/format.args rc=0
+    if sasl; then
+        # The SCRAM credential goes into the metadata log; java reads it from a 0600 @argfile.
+        (umask 077; printf -- '--add-scram\n%s=[name=%s,password=%s]\n' \
+            "$SASL_MECHANISM" "$SASL_USERNAME" "$SASL_PASSWORD" >"$argfile")
+        scram=("@$argfile")
+    fi
+    # StorageTool echoes the bootstrap records, SCRAM keys included: keep those out of the log.
     "${JVM_CMD[@]}" kafka.tools.StorageTool format --standalone -t "$cid" -c "$SERVER_PROPS" \
-        >>"$STDOUT_LOG" 2>&1 || { log_tail; die "StorageTool format failed"; }
+        "${scram[@]}" 2>&1 | { grep -v UserScramCredentialRecord || true; } >>"$STDOUT_LOG" \
+        || rc=$?
+    rm -f -- "$argfile"
+    (( rc == 0 )) || { log_tail; die "StorageTool format failed"; }
+    security_stamp >"$SECURITY_STAMP"
 }
 
 # ---------------------------------------------------------------- commands
@@ -298,6 +415,8 @@ cmd_start() {
     local t0 pid rc
     t0=$(now_ms)
     mkdir -p "$RUN_DIR" "$LOG_DIR"
+    check_security
+    check_stamp
 
     pid=$(pidfile_pid)
     if [[ -z $pid ]]; then
@@ -350,9 +469,12 @@ cmd_start() {
             die "broker process exited during startup (logs: $LOG_DIR)"
         fi
         stop_pids 0 "$pid"
+        if (( rc == 4 )); then
+            die "broker refused the credentials of ${SASL_USERNAME}; stopped it (logs: $LOG_DIR)"
+        fi
         die "broker did not answer on $BOOTSTRAP within ${START_TIMEOUT}s; stopped it (logs: $LOG_DIR)"
     fi
-    log "Kafka $KAFKA_VERSION up on $BOOTSTRAP (pid $pid) in $(( $(now_ms) - t0 ))ms"
+    log "Kafka $KAFKA_VERSION up on $BOOTSTRAP ($SECURITY_PROTOCOL, pid $pid) in $(( $(now_ms) - t0 ))ms"
 }
 
 # Start the broker JVM in the background; sets LAUNCHED_PID.
@@ -427,6 +549,7 @@ cmd_kill() {
 
 cmd_status() {
     local pid
+    check_security
     pid=$(pidfile_pid)
     [[ -n $pid ]] || pid=$(leftover_pids | head -n 1)
     if [[ -z $pid ]]; then
@@ -434,7 +557,7 @@ cmd_status() {
         return 1
     fi
     if probe 3 "$pid" --quiet; then
-        echo "kafka: running, pid $pid, $BOOTSTRAP, Kafka $KAFKA_VERSION"
+        echo "kafka: running, pid $pid, $BOOTSTRAP ($SECURITY_PROTOCOL), Kafka $KAFKA_VERSION"
         return 0
     fi
     echo "kafka: pid $pid alive but not answering on $BOOTSTRAP"

@@ -3,7 +3,12 @@
 Polls the broker with a confluent-kafka AdminClient metadata request until it answers with
 at least one broker, the timeout passes, or the broker process (``--pid``) dies.
 
-Exit codes: 0 ready, 1 timed out, 2 the watched process exited, 3 confluent-kafka missing.
+It authenticates as ``KAFKA_SECURITY_PROTOCOL`` and ``KAFKA_SASL_MECHANISM`` / ``_USERNAME`` /
+``_PASSWORD`` say (scripts/kafka.sh sets them; the engine reads the same names in
+streams/kafka_security.py).
+
+Exit codes: 0 ready, 1 timed out, 2 the watched process exited, 3 confluent-kafka missing,
+4 the broker refused the credentials.
 """
 
 from __future__ import annotations
@@ -12,11 +17,26 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 EXIT_READY = 0
 EXIT_TIMEOUT = 1
 EXIT_DIED = 2
 EXIT_NO_CLIENT = 3
+EXIT_REFUSED = 4
+
+
+def security_config() -> dict[str, str]:
+    """The client security entries from the environment (PLAINTEXT when unset)."""
+    protocol = os.environ.get("KAFKA_SECURITY_PROTOCOL") or "PLAINTEXT"
+    if protocol == "PLAINTEXT":
+        return {}
+    return {
+        "security.protocol": protocol,
+        "sasl.mechanism": os.environ.get("KAFKA_SASL_MECHANISM") or "SCRAM-SHA-512",
+        "sasl.username": os.environ.get("KAFKA_SASL_USERNAME", ""),
+        "sasl.password": os.environ.get("KAFKA_SASL_PASSWORD", ""),
+    }
 
 
 def _alive(pid: int) -> bool:
@@ -37,7 +57,7 @@ def _alive(pid: int) -> bool:
 
 def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
     try:
-        from confluent_kafka import KafkaException  # noqa: PLC0415
+        from confluent_kafka import KafkaError, KafkaException  # noqa: PLC0415
         from confluent_kafka.admin import AdminClient  # noqa: PLC0415
     except ImportError:
         print(
@@ -47,8 +67,16 @@ def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
         )
         return EXIT_NO_CLIENT
 
+    refused: list[str] = []
+
+    def on_error(error: KafkaError) -> None:
+        if error.code() == KafkaError._AUTHENTICATION:  # a wrong password never gets better
+            refused.append(error.str())
+
+    config: dict[str, Any] = {"error_cb": on_error, **security_config()}
     admin = AdminClient(
         {
+            **config,
             "bootstrap.servers": bootstrap,
             # Quiet librdkafka's "connection refused" chatter while the broker boots.
             "log_level": 0,
@@ -65,6 +93,9 @@ def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
             if not quiet:
                 print(f"wait_kafka: broker process {pid} exited", file=sys.stderr)
             return EXIT_DIED
+        if refused:
+            print(f"wait_kafka: {bootstrap} refused the credentials: {refused[0]}", file=sys.stderr)
+            return EXIT_REFUSED
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             if not quiet:

@@ -26,6 +26,7 @@ from streams.engine import utc_now
 from streams.kafka_codec import Output, event_output, op_to_bytes, seed_op
 from streams.kafka_dump import dumps_document, fold_document, read_events, worker_meters
 from streams.kafka_ingest import ingest_file
+from streams.kafka_security import activate_from, add_security_arguments
 from streams.kafka_settings import add_arguments, default_bootstrap, settings_from
 from streams.kafka_sink import OutputSink
 from streams.kafka_topics import Layout, TopicNames, provision, topic_specs
@@ -59,6 +60,7 @@ def add_parser(sub: Any) -> None:
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bootstrap", default=default_bootstrap(), help="Kafka bootstrap servers")
     parser.add_argument("--prefix", required=True, help="topic prefix (one deployment)")
+    add_security_arguments(parser)
 
 
 def _provision_parser(kafka: Any) -> None:
@@ -77,6 +79,7 @@ def handle_provision(args: argparse.Namespace) -> int:
     layout = Layout(args.table_partitions, args.meter_partitions, args.partitions, args.replication)
     names = TopicNames(args.prefix)
     try:
+        activate_from(args)
         created = provision(args.bootstrap, topic_specs(names, layout), args.replication)
         if args.config is not None:
             activate(args.bootstrap, names, args.config, first=names.events in created)
@@ -119,6 +122,7 @@ def handle_ingest(args: argparse.Namespace) -> int:
     """Produce the file's events; print what was produced and skipped."""
     names = TopicNames(args.prefix)
     try:
+        activate_from(args)
         summary = ingest_file(args.bootstrap, names, args.events, resume=not args.no_resume)
     except JackpotError as exc:
         print(f"jackpot kafka ingest: {exc}", file=sys.stderr)
@@ -142,6 +146,7 @@ def handle_dump(args: argparse.Namespace) -> int:
     """Print meters, awards and rejections as JSON."""
     names = TopicNames(args.prefix)
     try:
+        activate_from(args)
         config = load_floor_config(args.config.read_text(encoding="utf-8"), str(args.config))
         fold = read_events(args.bootstrap, names)
         meters = worker_meters(args.bootstrap, names) if args.source == "state" else fold.meters

@@ -41,6 +41,7 @@ from streams.kafka_batch import is_reserved
 from streams.kafka_codec import DEDUPE_HEADER
 from streams.kafka_meters import meter_record_from_bytes
 from streams.kafka_read import as_bytes, header, partitions_of, read_topic, text
+from streams.kafka_security import client_settings
 from streams.kafka_topics import TopicNames
 
 
@@ -151,6 +152,7 @@ def consumer_lag(bootstrap: str, group: str, topics: Iterable[str], timeout: flo
     """Records on ``topics`` not yet committed by consumer group ``group`` (all partitions)."""
     consumer = Consumer(
         {"bootstrap.servers": bootstrap, "group.id": group, "enable.auto.commit": False}
+        | client_settings()
     )
     try:
         lag = 0

@@ -25,6 +25,7 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 from controller.errors import DuplicateRecord, StoreUnavailable
 from streams.kafka_codec import DEDUPE_HEADER
 from streams.kafka_read import as_bytes, header, partitions_of, read_partition, reader, text
+from streams.kafka_security import client_settings
 from streams.kafka_topics import INFINITE, TopicSpec, provision
 from streams.ports import LogRecord, StoredRecord
 
@@ -52,6 +53,7 @@ class KafkaLog:
         self._producer = Producer(
             {
                 "bootstrap.servers": bootstrap,
+                **client_settings(),
                 "transactional.id": transactional_id or f"jackpot-log-{topic}",
                 "enable.idempotence": True,
                 "acks": "all",

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, TopicPartition
 
 from controller.errors import StoreUnavailable
+from streams.kafka_security import client_settings
 
 SLICE_S = 0.1
 
@@ -41,6 +42,7 @@ def reader(bootstrap: str) -> Consumer:
     return Consumer(
         {
             "bootstrap.servers": bootstrap,
+            **client_settings(),
             "group.id": f"jackpot-reader-{uuid.uuid4()}",
             "enable.auto.commit": False,
             "enable.partition.eof": True,

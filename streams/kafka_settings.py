@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import argparse
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from controller.errors import ConfigError
+from streams.kafka_security import KafkaSecurity, add_security_arguments, security_from_args
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
 #: Fault injection for tests: SIGKILL the worker right after its N-th batch's outputs are
@@ -21,7 +24,8 @@ def default_bootstrap() -> str:
 
 @dataclass(frozen=True, slots=True)
 class WorkerSettings:
-    """What a worker needs; every field but the timings has a command-line option."""
+    """What a worker needs; every field but the timings has a command-line option (the security
+    settings also come from the environment, see `streams.kafka_security`)."""
 
     bootstrap: str
     prefix: str
@@ -32,6 +36,7 @@ class WorkerSettings:
     session_timeout_s: float = 6.0
     commit_interval_s: float = 1.0
     loglevel: str = "warning"
+    security: KafkaSecurity = field(default_factory=KafkaSecurity)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,10 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument("--batch", type=int, default=500, help="records per batch at most")
     parser.add_argument("--loglevel", default="warning", help="faust log level")
+    add_security_arguments(parser)
 
 
 def settings_from(args: argparse.Namespace) -> WorkerSettings:
-    """Settings from parsed options (the data directory gets the prefix appended)."""
+    """Settings from parsed options (the data directory gets the prefix appended); exits with
+    the reason when the security settings are incomplete or contradict each other."""
+    try:
+        security = security_from_args(args)
+    except ConfigError as exc:
+        raise SystemExit(f"jackpot kafka worker: {exc}") from exc
     return WorkerSettings(
         bootstrap=args.bootstrap,
         prefix=args.prefix,
@@ -57,4 +68,5 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         metrics_port=args.metrics_port,
         batch=args.batch,
         loglevel=args.loglevel,
+        security=security,
     )

@@ -18,6 +18,7 @@ from confluent_kafka import KafkaError, Message, Producer
 
 from controller.errors import StoreUnavailable
 from streams.kafka_codec import DEDUPE_HEADER, Output
+from streams.kafka_security import client_settings
 
 POLL_PAUSE_S = 0.002
 
@@ -26,6 +27,7 @@ def producer_config(bootstrap: str, client_id: str) -> dict[str, object]:
     """The settings of every idempotent producer of this engine."""
     return {
         "bootstrap.servers": bootstrap,
+        **client_settings(),
         "client.id": client_id,
         "enable.idempotence": True,
         "acks": "all",

@@ -43,6 +43,7 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
 from controller.errors import AdapterError, StoreUnavailable
+from streams.kafka_security import client_settings
 
 INFINITE = "-1"
 THIRTY_DAYS_MS = str(30 * 24 * 3600 * 1000)
@@ -135,7 +136,7 @@ def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
 
 def admin_client(bootstrap: str) -> AdminClient:
     """An AdminClient that logs nothing on its own (errors come back as exceptions)."""
-    return AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
+    return AdminClient({"bootstrap.servers": bootstrap, **client_settings(), "log_level": 0})
 
 
 def provision(

@@ -43,6 +43,7 @@ from typing import Any
 import faust
 
 from controller.config import load_floor_config
+from controller.errors import StoreUnavailable
 from streams.kafka_meters import (
     MeterProcessor,
     MeterRecord,
@@ -56,6 +57,7 @@ from streams.kafka_rounds import (
     table_record_from_bytes,
     table_record_to_bytes,
 )
+from streams.kafka_security import activate, check_access
 from streams.kafka_settings import WorkerSettings, add_arguments, settings_from
 from streams.kafka_sink import OutputSink
 from streams.kafka_stage import Stage
@@ -139,6 +141,7 @@ def _app(settings: WorkerSettings, names: TopicNames) -> faust.App:
     return faust.App(
         names.app_id,
         broker=f"kafka://{settings.bootstrap}",
+        broker_credentials=settings.security.faust_credentials(),
         store="memory://",
         datadir=str(settings.data_dir),
         web_enabled=False,
@@ -155,7 +158,14 @@ def _app(settings: WorkerSettings, names: TopicNames) -> faust.App:
 
 
 def run(settings: WorkerSettings) -> int:
-    """Run a worker until it is stopped (SIGTERM/SIGINT); the exit code."""
+    """Run a worker until it is stopped (SIGTERM/SIGINT); the exit code. Its security settings
+    become the process's (the confluent clients next to faust read them), after a check that the
+    broker accepts them: a wrong password ends the worker with the reason, not in a retry loop."""
+    try:
+        check_access(settings.bootstrap, settings.security)
+    except StoreUnavailable as exc:
+        raise SystemExit(f"jackpot kafka worker: {exc}") from exc
+    activate(settings.security)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     app = build_app(settings)
     worker = faust.Worker(app, loglevel=settings.loglevel, quiet=True)
