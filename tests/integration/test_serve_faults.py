@@ -5,7 +5,8 @@ dealer-hand splits and Envy Bonuses) to a real ``jackpot serve`` in batches of 1
 re-sending an unanswered batch with the same event ids until acknowledged (`streams.sim_post`).
 Meanwhile the service is SIGKILLed at random moments spread over the run and started again on the
 same database, and the Redis of ``scripts/redis.sh`` (the signage read model) is stopped and
-started while posting goes on.
+started twice while posting goes on, and once more restarted at a quiet moment (no request in
+flight, so nothing fails and the feed must notice the empty Redis by reading back).
 
 Afterwards, to the sub-unit: the service's meters equal a clean fold of its log, a restore from its
 snapshot and log tail, and the pure core's replay of the input in the order the service accepted
@@ -19,7 +20,7 @@ answered 5xx, and once Redis is back every meter hash equals the engine's meter.
 from __future__ import annotations
 
 import json
-import random
+import threading
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -31,6 +32,8 @@ import pytest
 import redis
 
 from controller.commands import ActivateConfig
+from controller.config import load_floor_config
+from controller.errors import StoreUnavailable
 from controller.events import Event, EventRejected, FixedAwarded, ProgressiveHit
 from controller.floor import run
 from controller.state import FloorState
@@ -43,7 +46,7 @@ from streams.signage_feed import meter_fields
 from streams.simulate_cmd import handle as simulate
 from streams.sqlite_log import SqliteLog
 from streams.tokens import add_token
-from tests.integration.serve_faults_support import Device, ManagedRedis, Service
+from tests.integration.serve_faults_support import Device, FaultRun, ManagedRedis, Service
 from tests.integration.services import require_redis
 from tests.streams.http_support import CONFIG
 from tests.streams.test_serve_cmd import free_port
@@ -52,7 +55,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 ROUNDS, SEED, FORCED = 24, 7, "0.1"  # 8 tables: about 4,800 events, dozens of awards
 KILLS = 12
-FAULTS = ["kill"] * 3 + ["redis"] + ["kill"] * 5 + ["redis"] + ["kill"] * (KILLS - 8)
+FAULTS = [
+    *["kill"] * 3, "redis", *["kill"] * 3, "quiet-redis", *["kill"] * 2, "redis",
+    *["kill"] * (KILLS - 8),
+]  # fmt: skip
 SIGNAGE_SECONDS = 30.0
 
 
@@ -71,15 +77,18 @@ def test_kills_and_redis_restarts_lose_nothing_and_pay_nothing_twice(
     reader = add_token(tokens, "accounting", "read_only")
     prefix = f"faults-{uuid.uuid4().hex[:12]}"
     service = Service(tmp_path, free_port(), CONFIG, url, prefix)
+    gate = threading.Event()
+    gate.set()
     devices = [
-        Device(service.base, add_token(tokens, f"{table}-device", "table_device"), events, n)
-        for n, (table, events) in enumerate(sorted(by_table.items()))
+        Device(service.base, add_token(tokens, f"{t}-device", "table_device"), events, gate, n)
+        for n, (t, events) in enumerate(sorted(by_table.items()))
     ]
+    faults = FaultRun(service, managed, devices, gate, lambda: _signs_complete(url, prefix))
     service.start()  # after the tokens are written: it reads them once
     try:
         for device in devices:
             device.start()
-        _inject(service, managed, devices, len(lines))
+        faults.run(FAULTS, len(lines))
         for device in devices:
             device.join(timeout=180)
             assert not device.is_alive(), f"{device.name} still posting after 180 s"
@@ -93,8 +102,7 @@ def test_kills_and_redis_restarts_lose_nothing_and_pay_nothing_twice(
     _check_signage(url, prefix, state)
     _report(
         capsys,
-        service=service,
-        managed=managed,
+        faults=faults,
         devices=devices,
         events=len(lines),
         seconds=time.monotonic() - started,
@@ -115,50 +123,23 @@ def _simulate(folder: Path) -> tuple[Path, dict[str, bytes]]:
     return path, {str(json.loads(line)["event_id"]): line for line in lines}
 
 
-def _inject(service: Service, managed: ManagedRedis, devices: list[Device], total: int) -> None:
-    """Each fault once a further share of the input was acknowledged, then a random pause."""
-    rng = random.Random()  # fault timing only
-    for number, fault in enumerate(FAULTS, start=1):
-        mark = total * number // (len(FAULTS) + 4)  # the last one with a sixth still to post
-        deadline = time.monotonic() + 120
-        while sum(d.acknowledged for d in devices) < mark:
-            errors = [repr(d.error) for d in devices if d.error is not None]
-            assert not errors, f"a device failed: {errors[0]}\n{service.logs()}"
-            assert any(d.is_alive() for d in devices), "the devices stopped before the faults"
-            assert time.monotonic() < deadline, f"no progress to {mark} events: {service.logs()}"
-            time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.3))
-        assert any(d.is_alive() for d in devices), f"the devices finished before fault {number}"
-        if fault == "kill":
-            if number % 2:
-                _await_request_in_flight(devices, rng)
-            service.kill()
-            time.sleep(rng.uniform(0.0, 0.5))  # devices meet a closed port meanwhile
-            service.start()
-        else:
-            managed.stop()
-            time.sleep(rng.uniform(0.5, 1.5))  # posting goes on without signage
-            managed.start()
-            managed.restarts += 1
-
-
-def _await_request_in_flight(devices: list[Device], rng: random.Random) -> None:
-    """Aim a kill into a request: soon after a device sent one (it may be deciding, writing,
-    committed but not yet answered, or answered), so retries meet events already applied."""
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        now = time.monotonic()
-        if any(d.sent_at is not None and now - d.sent_at < 0.002 for d in devices):
-            time.sleep(rng.uniform(0.0, 0.006))  # a batch takes about 4 ms to decide and write
-            return
-        time.sleep(0.0005)
-
-
 def _get(base: str, token: str, path: str) -> dict[str, Any]:
     answer = httpx.get(f"{base}{path}", headers={"Authorization": f"Bearer {token}"}, timeout=10)
     assert answer.status_code == 200, answer.text
     result: dict[str, Any] = answer.json()
     return result
+
+
+def _signs_complete(url: str, prefix: str) -> bool:
+    """Whether Redis holds a hash for every configured meter."""
+    config = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
+    model = RedisReadModel(url, prefix=prefix)
+    try:
+        return len(model.read_all(sorted(config.meters))) == len(config.meters)
+    except StoreUnavailable:
+        return False
+    finally:
+        model.close()
 
 
 def _wait_for_signage(url: str, prefix: str, served: list[View]) -> None:
@@ -270,8 +251,7 @@ def _check_awards(logged: list[Event], reference: dict[str, Any]) -> None:
 def _report(
     capsys: pytest.CaptureFixture[str],
     *,
-    service: Service,
-    managed: ManagedRedis,
+    faults: FaultRun,
     devices: list[Device],
     events: int,
     seconds: float,
@@ -282,11 +262,13 @@ def _report(
     retries = sum(s.retries for s in stats)
     ignored = sum(s.duplicates_after_retry for s in stats)
     assert sum(s.results["duplicate"] for s in stats) == ignored  # only retries repeat events
+    service, redis_restarts = faults.service, faults.redis.restarts
     assert service.kills >= KILLS
-    assert managed.restarts >= 2
+    assert redis_restarts >= 3
     with capsys.disabled():
         print(
-            f"\nserve faults: {service.kills} SIGKILLs, {managed.restarts} Redis restarts, "
+            f"\nserve faults: {service.kills} SIGKILLs, {redis_restarts} Redis restarts "
+            f"(the quiet one: signs whole {faults.quiet_seconds[0]:.1f}s after the stop), "
             f"{events} events from {len(devices)} devices in {sum(s.batches for s in stats)} "
             f"batches, {sum(s.attempts for s in stats)} requests, {retries} client retries, "
             f"{ignored} duplicates acknowledged and ignored, no 5xx; restarts ready in at most "
