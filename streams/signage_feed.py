@@ -11,8 +11,10 @@ seconds the listener only marks meters dirty, so an outage costs ingest one fail
 interval, not one per batch. `flush` (called on each later batch, and by `run_flusher` on a timer)
 republishes the dirty meters. After an outage it republishes *every* meter, because a Redis that
 comes back may have lost its data (no persistence, a fail-over to a stale replica) and a sign that
-reconnects re-reads the hashes. `run_flusher` also republishes everything now and then
-(``resync_every``): a Redis restart between two batches raises nothing, and the seq guard makes a
+reconnects re-reads the hashes. A Redis restarted empty between two batches raises nothing (the
+client simply reconnects), so `run_flusher` also reads one meter back each interval (`check_one`,
+each meter in turn) and republishes every meter if Redis holds it older than the state or not at
+all; and it republishes everything now and then (``resync_every``). The seq guard makes a
 republish of unchanged values a no-op that notifies nobody.
 
 Thread safety: the listener runs under the engine's lock; the timer runs on its own thread. One
@@ -79,6 +81,7 @@ class SignageFeed:
         self._publishing = threading.Lock()
         self._next_try = 0.0
         self._lost = False  # a publish failed since the last full republish
+        self._probe = 0  # the next meter `check_one` reads back
 
     @property
     def dirty_count(self) -> int:
@@ -107,6 +110,27 @@ class SignageFeed:
         with self._dirty_lock:
             self._dirty |= set(self._state_of().meters)
         return self.flush()
+
+    def check_one(self) -> bool:
+        """Read back one clean meter (each in turn); if the read model holds it older than the state
+        or not at all, it lost data without an error: republish every meter. True if it did."""
+        state = self._state_of()
+        ids = sorted(state.meters)
+        if not ids:
+            return False
+        meter = state.meters[ids[self._probe % len(ids)]]
+        self._probe += 1
+        with self._dirty_lock:
+            if self._lost or meter.meter_id in self._dirty:
+                return False  # not published yet: nothing to judge by
+        try:
+            shown = self._model.read(meter.meter_id)
+        except StoreUnavailable:
+            return False  # an outage: the next publish fails and starts the back-off
+        if shown is not None and int(shown.get("seq", meter.seq)) >= meter.seq:
+            return False  # (a model that keeps no seq is judged by presence)
+        self.republish_all()
+        return True
 
     def _drain(self, *, blocking: bool) -> None:
         if not self._publishing.acquire(blocking=blocking):
@@ -166,8 +190,8 @@ def run_flusher(
     resync_every: float = 60.0,
     monotonic: Callable[[], float] = time.monotonic,
 ) -> None:
-    """The service's timer (run it in a daemon thread): flush every ``interval`` seconds and
-    republish every meter every ``resync_every`` seconds, until ``stop`` is set."""
+    """The service's timer (run it in a daemon thread): flush and read one meter back every
+    ``interval`` seconds, republish every meter every ``resync_every`` seconds, until ``stop``."""
     next_resync = monotonic() + resync_every
     while not stop.wait(interval):
         if monotonic() >= next_resync:
@@ -175,3 +199,4 @@ def run_flusher(
             next_resync = monotonic() + resync_every
         else:
             feed.flush()
+            feed.check_one()

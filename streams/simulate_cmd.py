@@ -11,8 +11,6 @@ import itertools
 import os
 import random
 import sys
-import time
-from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,7 +19,8 @@ from typing import Any
 import httpx
 
 from controller.config import FloorConfig, load_floor_config
-from controller.errors import ConfigError
+from controller.errors import ConfigError, JackpotError
+from streams.sim_post import RetryingPoster, RetryPolicy
 from streams.simulator import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,
@@ -49,6 +48,13 @@ def add_parser(sub: Any) -> None:
         help="table_device token for --post (default $JACKPOT_TOKEN)",
     )
     parser.add_argument("--batch", type=int, default=200, help="events per POST (default 200)")
+    parser.add_argument(
+        "--retry-for",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="re-send an unanswered batch (same event ids) for this long (default 300)",
+    )
     parser.add_argument("--seed", type=int, default=None, help="repeatable run (not honest)")
     parser.add_argument(
         "--forced-hands",
@@ -92,38 +98,37 @@ def handle(args: argparse.Namespace) -> int:
     start = datetime.fromisoformat(args.start).astimezone(UTC)
     simulator = FloorSimulator(sim_tables(config), rng, start, forced_hands=forced)
     if args.post:
-        return post_events(simulator.rounds(args.rounds), args.post, args.token, args.batch)
+        policy = RetryPolicy(retry_for=args.retry_for)
+        return post_events(simulator.rounds(args.rounds), args.post, args.token, args.batch, policy)
     count = write_jsonl(simulator.rounds(args.rounds), args.out)
     print(f"jackpot simulate: {count} events to {args.out}", file=sys.stderr)
     return 0
 
 
-def post_events(events: Iterable[dict[str, object]], url: str, token: str, batch: int) -> int:
-    """Post in batches, as table devices would; a failed POST is retried with the same events
-    (the service answers repeats as duplicates, so a retry never applies anything twice)."""
-    counts: Counter[str] = Counter()
+def post_events(
+    events: Iterable[dict[str, object]],
+    url: str,
+    token: str,
+    batch: int,
+    policy: RetryPolicy | None = None,
+) -> int:
+    """Post in batches, as table devices would: a batch that got no answer is re-sent unchanged
+    until the service acknowledges it (`streams.sim_post`), so nothing is lost or applied twice."""
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=30.0) as client:
+    timeout = httpx.Timeout(30.0, connect=5.0)
+    with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout) as client:
+        poster = RetryingPoster(client, policy)
         iterator = iter(events)
-        while chunk := list(itertools.islice(iterator, batch)):
-            answer = _post_with_retry(client, chunk)
-            counts.update(str(r["status"]) for r in answer["results"])
-    print(f"jackpot simulate: posted to {url}: {dict(counts)}", file=sys.stderr)
-    return 0 if counts["rejected"] == 0 else 1
-
-
-def _post_with_retry(client: httpx.Client, chunk: list[dict[str, object]]) -> dict[str, Any]:
-    for attempt in range(5):
         try:
-            answer = client.post("/v1/events", json=chunk)
-            if answer.status_code == 200:
-                result: dict[str, Any] = answer.json()
-                return result
-            if answer.status_code < 500:
-                msg = f"the service refused the batch: {answer.status_code} {answer.text[:200]}"
-                raise SystemExit(msg)
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2 * 2**attempt)
-    msg = "the service did not answer after 5 tries"
-    raise SystemExit(msg)
+            while chunk := list(itertools.islice(iterator, batch)):
+                poster.post(chunk)
+        except JackpotError as exc:
+            print(f"jackpot simulate: {exc}", file=sys.stderr)
+            return 2
+    stats = poster.stats
+    print(
+        f"jackpot simulate: posted to {url}: {dict(stats.results)}; "
+        f"{stats.retries} retries, {stats.duplicates_after_retry} already applied",
+        file=sys.stderr,
+    )
+    return 0 if stats.results["rejected"] == 0 else 1
