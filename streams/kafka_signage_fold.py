@@ -266,7 +266,7 @@ class Projector:
             self.republish("lost")
 
     def _lost(self) -> bool:
-        """Whether the next meter in turn is missing from Redis or older there than folded."""
+        """Whether the next meter in turn is missing from Redis, or older there than folded."""
         meters = sorted(self.fold.meters)
         if not meters:
             return False
@@ -276,9 +276,12 @@ class Projector:
             found = self.model.read(meter_id)
         except StoreUnavailable:
             return False  # degraded is marked; the next tick tries again
-        stored = (found or {}).get("seq", "")
-        if stored.isdigit() and int(stored) >= self.fold.meters[meter_id].seq:
-            return False
+        if found is None:
+            stored = "none"
+        else:  # Redis stores the seq in the hash; a model that keeps no seq is judged by presence
+            stored = found.get("seq", "")
+            if not stored.isdigit() or int(stored) >= self.fold.meters[meter_id].seq:
+                return False
         logger.warning(
             "signage: Redis lost meter %s (seq %r); republishing every meter", meter_id, stored
         )
