@@ -168,6 +168,9 @@ def consumer_for(settings: SignageSettings) -> Consumer:
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
             "isolation.level": "read_committed",
+            # A SIGKILLed projector's partitions move after this long, not librdkafka's 45 s.
+            "session.timeout.ms": 6_000,
+            "heartbeat.interval.ms": 2_000,
             "log_level": 3,
         }
     )
