@@ -34,6 +34,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -44,7 +45,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message,
 from controller.config import load_floor_config
 from controller.errors import JackpotError
 from streams.kafka_codec import DEDUPE_HEADER
-from streams.kafka_read import as_bytes, header, text
+from streams.kafka_read import as_bytes
 from streams.kafka_settings import default_bootstrap
 from streams.kafka_signage_fold import Projector, Record, SignageMetrics
 from streams.kafka_topics import TopicNames
@@ -74,8 +75,11 @@ class SignageSettings:
 class Partitions:
     """The consumer's view of its partitions: next offset folded, and the end to catch up to."""
 
-    def __init__(self, consumer: Consumer, topic: str, projector: Projector) -> None:
+    def __init__(
+        self, consumer: Consumer, topic: str, projector: Projector, *, hold: bool = True
+    ) -> None:
         self.consumer, self.topic, self.projector = consumer, topic, projector
+        self.hold = hold
         self.next: dict[int, int] = {}
         self.ends: dict[int, int] = {}
         self.committed: dict[int, int] = {}
@@ -96,17 +100,17 @@ class Partitions:
                 self.next[tp.partition] = 0
                 if high > 0:
                     self.ends[tp.partition] = high
-        self.projector.holding = bool(self.ends)
+        self.projector.holding = self.hold and bool(self.ends)
         consumer.assign(assigned)
         logger.info("signage: assigned %s, catching up to %s", sorted(mine), self.ends)
 
     def on_revoke(self, consumer: Consumer, revoked: list[TopicPartition]) -> None:
         """Nothing to hand over: the fold is kept in case the partitions come back."""
 
-    def advance(self, records: list[Record]) -> None:
-        """Note what was folded; release the hold once every new partition reached its end."""
-        for record in records:
-            self.next[record.partition] = record.offset + 1
+    def advance(self, folded: dict[int, int]) -> None:
+        """Note what was folded (partition: next offset); release the hold once every new
+        partition reached its end."""
+        self.next.update(folded)
         for partition, end in list(self.ends.items()):
             if self.next.get(partition, 0) >= end:
                 del self.ends[partition]
@@ -137,26 +141,47 @@ def _high(consumer: Consumer, tp: TopicPartition) -> int:
         return 0
 
 
-def records_of(batch: list[Message]) -> list[Record]:
-    """The batch's records; errors are logged (librdkafka retries) unless fatal."""
-    records = []
-    for message in batch:
+@dataclass
+class Batch:
+    """One consume call: the records that may be meter events, the count of the others, and the
+    next offset of each partition it read."""
+
+    records: list[Record]
+    others: int
+    next: dict[int, int]
+
+
+def batch_of(messages: list[Message]) -> Batch:
+    """Sort a consume call's records on their raw bytes: only a record whose ``dedupe_id`` is its
+    key then "@" may be a meter event, and only those are decoded (most records are table events
+    and awards). Errors are logged (librdkafka retries) unless fatal."""
+    batch = Batch([], 0, {})
+    for message in messages:
         error = message.error()
         if error is not None:
             if error.fatal():
                 raise KafkaException(error)
             logger.warning("signage: consumer: %s", error)
             continue
-        records.append(
-            Record(
-                partition=message.partition() or 0,
-                offset=message.offset() or 0,
-                key=text(message.key()),
-                dedupe_id=header(message, DEDUPE_HEADER),
-                payload=as_bytes(message.value()),
+        partition, offset = message.partition() or 0, message.offset() or 0
+        batch.next[partition] = offset + 1
+        key, dedupe = as_bytes(message.key()), _dedupe_id(message)
+        if dedupe.startswith(key) and dedupe[len(key) : len(key) + 1] == b"@":
+            record = Record(
+                partition, offset, key.decode(), dedupe.decode(), message.value() or b""
             )
-        )
-    return records
+            batch.records.append(record)
+        else:
+            batch.others += 1
+    return batch
+
+
+def _dedupe_id(message: Message) -> bytes:
+    headers = message.headers() or []
+    for name, value in headers.items() if isinstance(headers, dict) else headers:
+        if name == DEDUPE_HEADER:
+            return as_bytes(value)
+    return b""
 
 
 def consumer_for(settings: SignageSettings) -> Consumer:
@@ -176,9 +201,24 @@ def consumer_for(settings: SignageSettings) -> Consumer:
     )
 
 
-def run(settings: SignageSettings, stop: threading.Event | None = None) -> int:
-    """Fold and publish until ``stop`` is set (SIGTERM or SIGINT when run from the command line)."""
-    stop = stop or threading.Event()
+@dataclass
+class Running:
+    """A projector wired to its consumer and Redis (`open_projector`; `project` runs it)."""
+
+    consumer: Consumer
+    projector: Projector
+    parts: Partitions
+    model: RedisReadModel
+
+    def close(self) -> None:
+        """Leave the group and release Redis (offsets are committed only while clean)."""
+        self.consumer.close()
+        self.model.close()
+
+
+def open_projector(settings: SignageSettings, *, hold: bool = True) -> Running:
+    """The projector, subscribed. ``hold=False`` publishes while catching up too (a benchmark
+    measures the live path on a topic that is already full)."""
     config_text = settings.config_path.read_text(encoding="utf-8")
     config = load_floor_config(config_text, str(settings.config_path))
     model = RedisReadModel(
@@ -190,26 +230,38 @@ def run(settings: SignageSettings, stop: threading.Event | None = None) -> int:
     projector = Projector(model, config.meters, metrics, resync_every=settings.resync_every)
     consumer = consumer_for(settings)
     topic = TopicNames(settings.prefix).events
-    parts = Partitions(consumer, topic, projector)
+    parts = Partitions(consumer, topic, projector, hold=hold)
     consumer.subscribe([topic], on_assign=parts.on_assign, on_revoke=parts.on_revoke)
     logger.info("signage: %s -> Redis %s", topic, redact(settings.redis_url))
-    try:
-        next_tick = time.monotonic() + TICK_S
-        while not stop.is_set():
-            records = records_of(consumer.consume(num_messages=BATCH, timeout=POLL_S))
-            projector.take(records)
-            parts.advance(records)
-            if time.monotonic() >= next_tick:
-                projector.tick()
-                next_tick = time.monotonic() + TICK_S
-            if projector.clean:
-                parts.commit()
-        projector.tick()
+    return Running(consumer, projector, parts, model)
+
+
+def project(running: Running, done: Callable[[], bool]) -> None:
+    """Consume, fold, publish, and commit what Redis holds, until ``done()``."""
+    consumer, projector, parts = running.consumer, running.projector, running.parts
+    next_tick = time.monotonic() + TICK_S
+    while not done():
+        batch = batch_of(consumer.consume(num_messages=BATCH, timeout=POLL_S))
+        projector.take(batch.records, others=batch.others)
+        parts.advance(batch.next)
+        if time.monotonic() >= next_tick:
+            projector.tick()
+            next_tick = time.monotonic() + TICK_S
         if projector.clean:
             parts.commit()
+    projector.tick()
+    if projector.clean:
+        parts.commit()
+
+
+def run(settings: SignageSettings, stop: threading.Event | None = None) -> int:
+    """Fold and publish until ``stop`` is set (SIGTERM or SIGINT when run from the command line)."""
+    stop = stop or threading.Event()
+    running = open_projector(settings)
+    try:
+        project(running, stop.is_set)
     finally:
-        consumer.close()
-        model.close()
+        running.close()
     return 0
 
 

@@ -222,10 +222,11 @@ class Projector:
         """Whether Redis holds every meter as folded so far (then offsets may be committed)."""
         return not self.holding and not self.model.degraded and self.feed.dirty_count == 0
 
-    def take(self, records: Iterable[Record]) -> None:
-        """Fold a batch; unless holding, publish the meters it changed (failures leave them
-        dirty: `tick` retries)."""
-        outcomes: Tally[str] = Tally()
+    def take(self, records: Iterable[Record], others: int = 0) -> None:
+        """Fold a batch (and count ``others``, records already known not to be meter events);
+        unless holding, publish the meters it changed (failures leave them dirty: `tick`
+        retries)."""
+        outcomes: Tally[str] = Tally(other=others)
         applied: list[MeterEvent] = []
         for record in records:
             event = meter_event_of(record.key, record.dedupe_id, record.payload)
