@@ -174,8 +174,8 @@ class SignageRun:
 
 def run_rows(settings: Settings) -> list[Row]:
     """The signage row; none (and a note on stderr) without a broker or Redis."""
-    bootstrap, reason = bootstrap_or_reason()
-    redis_url, why = redis_or_reason()
+    redis_url, reason = redis_or_reason()
+    bootstrap, why = bootstrap_or_reason() if redis_url else (None, "")
     if bootstrap is None or redis_url is None:
         print(f"bench: skipped kafka-signage: {reason or why}", file=sys.stderr)
         return []
