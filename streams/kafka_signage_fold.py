@@ -142,6 +142,11 @@ class SignageMetrics:
             "1 while Redis does not answer (the fold goes on; signs show stale values)",
             registry=self.registry,
         )
+        self.held = Gauge(
+            "jackpot_kafka_signage_held_events",
+            "Meter events waiting for an earlier one of their meter (stays 0 unless one is lost)",
+            registry=self.registry,
+        )
         self.dirty = Gauge(
             "jackpot_kafka_signage_dirty_meters",
             "Meters whose newest values Redis may not hold",
@@ -257,6 +262,7 @@ class Projector:
     def tick(self) -> None:
         """Retry the dirty meters, else read one meter back (a Redis that lost it gets every
         meter again), and republish everything every ``resync_every`` seconds."""
+        self.metrics.held.set(self.fold.held)
         if self.holding:
             return
         if self._monotonic() >= self._next_resync:

@@ -107,6 +107,7 @@ def test_held_events_wait_for_the_gap_and_duplicates_are_passed_over() -> None:
     assert fold.take(three) == ("held", [])
     assert fold.take(three) == ("duplicate", [])
     assert fold.held == 1
+    assert fold.meters.get(meter_id) is None  # nothing shown before the first event
     assert fold.take(one) == ("applied", [one])
     assert fold.take(two) == ("applied", [two, three])
     assert fold.held == 0
@@ -211,6 +212,7 @@ def test_a_redis_that_lost_its_data_while_idle_is_refilled_by_the_read_back() ->
     feed(made, events)
     model.restart()  # nothing raised: only a read-back can tell
     made.tick()
+    assert metrics.held._value.get() == 0
     assert_shows(model, state)
     assert metrics.republishes.labels("lost")._value.get() == 1
     made.tick()  # all there: nothing more
