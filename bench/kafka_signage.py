@@ -38,6 +38,7 @@ from controller.state import FloorState
 from controller.table_events import TableEventBase
 from streams.engine import EmbeddedController, decode, record_key
 from streams.kafka_codec import Output
+from streams.kafka_security import client_settings
 from streams.kafka_signage import SignageSettings, consumer_for, open_projector, project
 from streams.kafka_sink import OutputSink
 from streams.kafka_topics import Layout, TopicNames, provision, topic_specs
@@ -166,7 +167,9 @@ class SignageRun:
 
     def delete(self) -> None:
         """Drop the prefix's topic."""
-        admin = AdminClient({"bootstrap.servers": self.bootstrap, "log_level": 0})
+        admin = AdminClient(
+            {"bootstrap.servers": self.bootstrap, **client_settings(), "log_level": 0}
+        )
         for future in admin.delete_topics([self.names.events], operation_timeout=30).values():
             with contextlib.suppress(KafkaException):  # already gone: nothing to clean
                 future.result()

@@ -46,6 +46,7 @@ from controller.config import load_floor_config
 from controller.errors import JackpotError
 from streams.kafka_codec import DEDUPE_HEADER
 from streams.kafka_read import as_bytes
+from streams.kafka_security import activate_from, add_security_arguments, client_settings
 from streams.kafka_settings import default_bootstrap
 from streams.kafka_signage_fold import Projector, Record, SignageMetrics
 from streams.kafka_topics import TopicNames
@@ -189,6 +190,7 @@ def consumer_for(settings: SignageSettings) -> Consumer:
     return Consumer(
         {
             "bootstrap.servers": settings.bootstrap,
+            **client_settings(),
             "group.id": settings.group or f"{settings.prefix}-signage",
             "enable.auto.commit": False,
             "auto.offset.reset": "earliest",
@@ -270,6 +272,7 @@ def add_parser(kafka: Any) -> None:
     parser = kafka.add_parser("signage", help="project live meters from the events topic to Redis")
     parser.add_argument("--bootstrap", default=default_bootstrap(), help="Kafka bootstrap servers")
     parser.add_argument("--prefix", required=True, help="topic prefix (one deployment)")
+    add_security_arguments(parser)
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
     parser.add_argument(
         "--redis", default=os.environ.get("REDIS_URL"), help="Redis URL (default $REDIS_URL)"
@@ -292,6 +295,11 @@ def handle(args: argparse.Namespace) -> int:
     """Run until SIGTERM or SIGINT; exit 2 if the options or the configuration are refused."""
     if not args.redis:
         print("jackpot kafka signage: --redis (or REDIS_URL) is required", file=sys.stderr)
+        return 2
+    try:
+        activate_from(args)  # Kafka security: every client below takes it (client_settings)
+    except JackpotError as exc:
+        print(f"jackpot kafka signage: {exc}", file=sys.stderr)
         return 2
     password = None
     if args.redis_password_file is not None:
