@@ -21,6 +21,8 @@ BENCHMARKS: dict[str, str] = {
     "latency": "bench.latency",
     # The Kafka row needs a broker (KAFKA_BOOTSTRAP); without one it is reported as skipped.
     "kafka": "bench.kafka",
+    # The signage projector's row needs a broker and Redis (REDIS_URL); else skipped.
+    "kafka-signage": "bench.kafka_signage",
 }
 
 RowsOf = Callable[[Settings], list[Row]]

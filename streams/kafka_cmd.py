@@ -55,6 +55,9 @@ def add_parser(sub: Any) -> None:
         help="meters from a fold of the events topic, or from the workers' stored state",
     )
     dump.set_defaults(handler=handle_dump)
+    from streams import kafka_signage  # noqa: PLC0415  # registers ``jackpot kafka signage``
+
+    kafka_signage.add_parser(kafka)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

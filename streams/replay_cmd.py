@@ -18,6 +18,7 @@ from controller.commands import ActivateConfig
 from controller.errors import ConfigError, RuleViolation
 from controller.events import Event, EventRejected
 from controller.floor import Command, run
+from controller.state import FloorState
 from controller.table_events import from_contract
 from controller.views import awards_view, meters_view, rejected_view
 from streams.validation import parse_json_line, validate_table_event
@@ -46,6 +47,16 @@ def handle(args: argparse.Namespace) -> int:
 
 def replay_file(config_path: Path, events_path: Path) -> dict[str, object]:
     """The replay document for a configuration file and an events file."""
+    state, log = replay_state(config_path, events_path)
+    return {
+        "meters": meters_view(state),
+        "awards": list(awards_view(log)),
+        "rejected": list(rejected_view(log)),
+    }
+
+
+def replay_state(config_path: Path, events_path: Path) -> tuple[FloorState, list[Event]]:
+    """The replay's final state (meters to the sub-unit) and its log, before any view."""
     text = config_path.read_text(encoding="utf-8")
     activate = ActivateConfig(
         command_id="config", source=str(config_path), text=text, by="replay", occurred_at=EPOCH
@@ -62,11 +73,7 @@ def replay_file(config_path: Path, events_path: Path) -> dict[str, object]:
                 continue
             state, produced = run([item], state)
             log.extend(produced)
-    return {
-        "meters": meters_view(state),
-        "awards": list(awards_view(log)),
-        "rejected": list(rejected_view(log)),
-    }
+    return state, log
 
 
 def _commands(lines: Any) -> Iterator[Command | EventRejected]:
