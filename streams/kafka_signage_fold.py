@@ -213,7 +213,6 @@ class Projector:
         self._resync_every = resync_every
         self._monotonic = monotonic
         self._next_resync = monotonic() + resync_every
-        self._probe_turn = 0
         self.feed = SignageFeed(
             self.model, self.state, clock=clock, monotonic=monotonic, on_dirty=metrics.dirty.set
         )
@@ -269,27 +268,7 @@ class Projector:
             self.republish("resync")
         elif self.feed.dirty_count:
             self.feed.flush()
-        elif self._lost():
-            self.republish("lost")
-
-    def _lost(self) -> bool:
-        """Whether the next meter in turn is missing from Redis, or older there than folded."""
-        meters = sorted(self.fold.meters)
-        if not meters:
-            return False
-        meter_id = meters[self._probe_turn % len(meters)]
-        self._probe_turn += 1
-        try:
-            found = self.model.read(meter_id)
-        except StoreUnavailable:
-            return False  # degraded is marked; the next tick tries again
-        if found is None:
-            stored = "none"
-        else:  # Redis stores the seq in the hash; a model that keeps no seq is judged by presence
-            stored = found.get("seq", "")
-            if not stored.isdigit() or int(stored) >= self.fold.meters[meter_id].seq:
-                return False
-        logger.warning(
-            "signage: Redis lost meter %s (seq %r); republishing every meter", meter_id, stored
-        )
-        return True
+        elif self.feed.check_one():  # Redis lost a meter: the feed republished every one
+            logger.warning("signage: Redis lost a meter; every meter republished")
+            self.metrics.republishes.labels("lost").inc()
+            self._next_resync = self._monotonic() + self._resync_every
