@@ -249,7 +249,7 @@ EVENTS: Final = (
     _event("type-key-in-cyrillic", {"t\u0443pe": "round_opened"}, "required field is missing"),
     _event("type-unknown", _opened(type="jackpot_hit"), "is not one of the event types"),
     _event("type-wrong-case", _opened(type="Round_Opened"), "is not one of the event types"),
-    _event("schema-version-2", _opened(schema_version=2), "is not schema version 1"),
+    _event("schema-version-3", _opened(schema_version=3), "is not schema version 1"),
     _event("occurred-at-february-30", _opened(occurred_at="2026-02-30T00:00:00Z"), _DATE),
     _event("occurred-at-leap-second", _opened(occurred_at="2026-12-31T23:59:60Z"), _DATE),
     _event("occurred-at-without-offset", _opened(occurred_at="2026-11-29T16:00:00"), _DATE),
