@@ -79,7 +79,7 @@ def unknown_table_reason(config: FloorConfig | None, table_id: str) -> str:
     if table_id in config.tables:
         return ""
     return (
-        f"heartbeat.table_id: {table_id!r} is not a table of the floor configuration "
+        f"unknown table {table_id!r}: a heartbeat names a table of the floor configuration "
         f"({len(config.tables)} tables); check the device's table id"
     )
 
@@ -110,6 +110,10 @@ class LivenessTracker:
         self._lock = threading.Lock()
         self._summary: tuple[object, float, dict[str, list[str]]] | None = None
         self._summary_down: frozenset[str] = frozenset()  # the tables the summary lists
+
+    def uptime(self) -> float:
+        """Seconds since the tracker (the controller) started."""
+        return max(0.0, self._clock() - self._started)
 
     def heard(self, table_ids: Iterable[str]) -> None:
         """Note a sign of life (a heartbeat or an accepted event) from each table, now."""

@@ -5,9 +5,17 @@ controller hands each durable batch to `MetricsSensor.listener`, and the HTTP ed
 only it sees (ingest time, authentication failures). Each sensor owns its `CollectorRegistry`, not
 the process-global one, so tests can build many apps in one process without name clashes.
 
-Label values are always from a small fixed set or the configured meter ids: never table, seat,
-round or event ids, and never raw rejection text (an attacker would choose the text and blow up
-the series count). Rejection reasons are sorted into `REASON_CLASSES` by `reason_class`.
+Label values are always from a small fixed set or the configuration's meter and table ids: never
+seat, round or event ids, never a table id a device sent, and never raw rejection text (an attacker
+would choose the text and blow up the series count). Rejection reasons are sorted into
+`REASON_CLASSES` by `reason_class`.
+
+Liveness (`streams.liveness`) is time-driven, not event-driven: a table turns unplayable because
+nothing arrived. So its gauges are set on each scrape (`exposition`): for every configured table
+``jackpot_table_silence_seconds{table}`` and for every link ``jackpot_progressive_unplayable{meter,
+table}`` (1 or 0). That is one series per table and per table-meter link: about 50,000 series for
+10,000 tables of four progressives each, which a Prometheus holds easily but a floor that large may
+prefer to alert on the per-meter ``jackpot_meter_unplayable_tables{meter}`` count alone.
 """
 
 from __future__ import annotations
@@ -31,11 +39,13 @@ from controller.events import (
 from controller.money import SUBUNITS_PER_CENT
 from controller.table_events import TableEventBase
 from streams.engine import EmbeddedController, Status
+from streams.liveness import HEARTBEAT_NOTED, meters_down
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
 OPERATOR_COMMANDS: Final = frozenset({"ActivateConfig", "CorrectMeter", "ValidateHit", "PayHit"})
 _TABLE_TYPES: Final = (
     "line|body|event|round_opened|wager_placed|wagers_locked|decision|round_settled|round_voided"
+    "|heartbeat"
 )
 #: (class, pattern) in the order tried; the first match wins, "other" if none does.
 _RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
@@ -118,10 +128,35 @@ class MetricsSensor:
             "Meters whose latest value has not reached the signage read model",
             registry=reg,
         )
+        self._liveness_metrics()
         for award_kind in ("progressive", "fixed", "envy"):
             self.awards.labels(award_kind)  # present at 0, so rates exist before the first award
             self.awarded.labels(award_kind)
         self._controller: EmbeddedController | None = None
+
+    def _liveness_metrics(self) -> None:
+        reg = self.registry
+        self.heartbeats = Counter(
+            "jackpot_heartbeats", "Heartbeats noted (a refused one is a rejection)", registry=reg
+        )
+        self.unplayable = Gauge(
+            "jackpot_progressive_unplayable",
+            "1 while the meter's progressive is unplayable at the table (feed silent or unknown)",
+            ["meter", "table"],
+            registry=reg,
+        )
+        self.unplayable_tables = Gauge(
+            "jackpot_meter_unplayable_tables",
+            "How many of the meter's linked tables are unplayable",
+            ["meter"],
+            registry=reg,
+        )
+        self.silence = Gauge(
+            "jackpot_table_silence_seconds",
+            "Seconds since the table was last heard (since the controller started if never)",
+            ["table"],
+            registry=reg,
+        )
 
     def attach(self, controller: EmbeddedController) -> None:
         """Subscribe to ``controller`` and set the meter gauges from its current state."""
@@ -182,10 +217,37 @@ class MetricsSensor:
         for status, count in collections.Counter(statuses).items():
             self.ingest_events.labels(status).inc(count)
 
+    def observe_heartbeats(self, reasons: Sequence[str]) -> None:
+        """Count the heartbeats noted in one posted batch (by their answer's reason)."""
+        noted = sum(1 for reason in reasons if reason == HEARTBEAT_NOTED)
+        if noted:
+            self.heartbeats.inc(noted)
+
+    def set_liveness(self) -> None:
+        """Set the liveness gauges from the tracker, now (every configured table and link)."""
+        if self._controller is None:
+            return
+        config = self._controller.state.config
+        statuses = self._controller.liveness.statuses(config)
+        down = meters_down(config, statuses)
+        for gauge in (self.unplayable, self.unplayable_tables, self.silence):
+            gauge.clear()  # a table or link the configuration no longer has leaves no series
+        if config is None:
+            return
+        started = self._controller.liveness.uptime()
+        for table_id, status in statuses.items():
+            silent = status.silent_seconds
+            self.silence.labels(table_id).set(started if silent is None else silent)
+            for meter_id in dict.fromkeys(config.tables[table_id].links.values()):
+                self.unplayable.labels(meter_id, table_id).set(0 if status.playable else 1)
+        for meter_id in config.meters:
+            self.unplayable_tables.labels(meter_id).set(len(down.get(meter_id, ())))
+
     def auth_failed(self, reason: str) -> None:
         """A refused credential; ``reason`` is one of missing, malformed, invalid, forbidden."""
         self.auth_failures.labels(reason).inc()
 
     def exposition(self) -> bytes:
-        """The registry in the Prometheus text format."""
+        """The registry in the Prometheus text format (liveness gauges set first)."""
+        self.set_liveness()
         return generate_latest(self.registry)
