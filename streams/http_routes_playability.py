@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -37,9 +38,10 @@ def routes(ctx: ApiContext) -> list[Route]:
 
 
 async def read_playability(ctx: ApiContext, request: Request, principal: Principal) -> Response:
-    """Every configured table's and meter's status."""
+    """Every configured table's and meter's status (built off the event loop: 10,000 tables)."""
     controller = ctx.controller
-    return JSONResponse(playability(controller.state.config, controller.liveness))
+    body = await run_in_threadpool(playability, controller.state.config, controller.liveness)
+    return JSONResponse(body)
 
 
 def openapi_paths() -> Schema:
@@ -111,12 +113,17 @@ def component_schemas() -> dict[str, Schema]:
         },
         "BatchPlayability": {
             "type": "object",
-            "description": "the batch's configured tables, and every meter unplayable anywhere",
-            "required": ["limit_seconds", "tables", "unplayable_meters"],
+            "description": "the batch's configured tables, and the meters unplayable anywhere",
+            "required": ["limit_seconds", "tables", "unplayable_meters", "unplayable_meters_total"],
             "properties": {
                 "limit_seconds": _LIMIT,
                 "tables": mapping(ref("TableLiveness")),
                 "unplayable_meters": mapping(down),
+                "unplayable_meters_total": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "how many meters are unplayable somewhere (20 are listed)",
+                },
             },
         },
     }

@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import islice
 from typing import Final
 
 from controller.config import FloorConfig
@@ -37,6 +38,8 @@ HEARTBEAT_NOTED: Final = "heartbeat noted (not logged)"
 SUMMARY_TTL_SECONDS: Final = 1.0
 #: an ingest answer names at most this many tables per unplayable meter (and gives the count)
 NAMED_TABLES: Final = 10
+#: and at most this many unplayable meters (the first by id; ``unplayable_meters_total`` counts all)
+NAMED_METERS: Final = 20
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +109,8 @@ class LivenessTracker:
         self._clock = clock
         self._wall = wall
         self._started = clock()
+        since = _rfc3339(wall())
+        self._unknown = (since, f"not heard from since the controller started at {since}")
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
         self._summary: tuple[object, float, dict[str, list[str]]] | None = None
@@ -133,23 +138,37 @@ class LivenessTracker:
         return self._status(table_id, last, limit, now, wall)
 
     def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]:
-        """Every configured table's status, in configuration order."""
+        """Every configured table's status, in configuration order (a playable table costs a
+        dict lookup and a small object: 10,000 tables take a few milliseconds)."""
         if config is None:
             return {}
-        limit, now, wall = limit_of(config), self._clock(), self._wall()
+        limit, now = limit_of(config), self._clock()
+        wall: datetime | None = None  # read only if a table is silent
+        since, reason = self._unknown
+        out: dict[str, TableLiveness] = {}
         with self._lock:
-            last = dict(self._last)
-        return {t: self._status(t, last.get(t), limit, now, wall) for t in config.tables}
+            last_of = self._last.get
+            for table_id in config.tables:
+                last = last_of(table_id)
+                if last is None:
+                    out[table_id] = TableLiveness(
+                        table_id=table_id, playable=False, silent_seconds=None, since=since,
+                        reason=reason,
+                    )  # fmt: skip
+                elif now - last <= limit:
+                    out[table_id] = TableLiveness(
+                        table_id=table_id, playable=True, silent_seconds=max(0.0, now - last)
+                    )
+                else:
+                    wall = wall or self._wall()
+                    out[table_id] = self._status(table_id, last, limit, now, wall)
+        return out
 
     def _status(
         self, table_id: str, last: float | None, limit: int, now: float, wall: datetime
     ) -> TableLiveness:
-        def wall_at(moment: float) -> str:
-            return _rfc3339(wall - timedelta(seconds=now - moment))
-
         if last is None:
-            since = wall_at(self._started)
-            reason = f"not heard from since the controller started at {since}"
+            since, reason = self._unknown
             return TableLiveness(
                 table_id=table_id, playable=False, silent_seconds=None, since=since, reason=reason
             )
@@ -160,7 +179,7 @@ class LivenessTracker:
             table_id=table_id,
             playable=False,
             silent_seconds=silent,
-            since=wall_at(last + limit),
+            since=_rfc3339(wall - timedelta(seconds=now - (last + limit))),
             reason=f"table feed silent for {int(silent)} s (limit {limit} s)",
         )
 
@@ -183,7 +202,7 @@ class LivenessTracker:
 def meters_down(
     config: FloorConfig | None, statuses: Mapping[str, TableLiveness]
 ) -> dict[str, list[str]]:
-    """Each meter unplayable at one or more of its tables -> those tables, sorted."""
+    """Each meter unplayable at one or more of its tables -> those tables, sorted (by meter id)."""
     down: dict[str, list[str]] = {}
     if config is None:
         return down
@@ -192,7 +211,7 @@ def meters_down(
         if status is not None and not status.playable:
             for meter_id in dict.fromkeys(table.links.values()):
                 down.setdefault(meter_id, []).append(table_id)
-    return {meter_id: sorted(tables) for meter_id, tables in down.items()}
+    return {meter_id: sorted(down[meter_id]) for meter_id in sorted(down)}
 
 
 def meter_tables(config: FloorConfig | None) -> dict[str, list[str]]:
@@ -231,8 +250,9 @@ def batch_playability(
     config: FloorConfig | None, tracker: LivenessTracker, table_ids: Iterable[str]
 ) -> dict[str, object]:
     """What an ingest answer adds: the status of each configured table of the batch with its
-    meters, and every meter unplayable anywhere (at most `NAMED_TABLES` tables named, and the
-    count)."""
+    meters, and the meters unplayable anywhere: at most `NAMED_METERS` of them (the first by id;
+    ``unplayable_meters_total`` counts them all), each with the count of its unplayable tables
+    and at most `NAMED_TABLES` of them. ``GET /v1/playability`` has everything."""
     limit = limit_of(config)
     tables: dict[str, object] = {}
     known = config.tables if config is not None else {}
@@ -240,8 +260,14 @@ def batch_playability(
         if table_id in known:
             links = list(dict.fromkeys(known[table_id].links.values()))
             tables[table_id] = tracker.status(table_id, limit).row() | {"meters": links}
+    summary = tracker.unplayable_meters(config)
     unplayable = {
         meter_id: {"tables": len(down), "at": down[:NAMED_TABLES]}
-        for meter_id, down in tracker.unplayable_meters(config).items()
+        for meter_id, down in islice(summary.items(), NAMED_METERS)
     }
-    return {"limit_seconds": limit, "tables": tables, "unplayable_meters": unplayable}
+    return {
+        "limit_seconds": limit,
+        "tables": tables,
+        "unplayable_meters": unplayable,
+        "unplayable_meters_total": len(summary),
+    }

@@ -147,6 +147,8 @@ def test_the_batch_answer_names_the_batch_tables_and_every_meter_down_anywhere()
         "tables": 5,
         "at": ["tcp-2", "tcp-3", "tcp-4", "tcp-5", "tcp-6"],
     }
+    assert list(down) == sorted(down)  # by meter id
+    assert answer["unplayable_meters_total"] == 5
     # hearing from a listed table shows at once (the summary cache is dropped)
     live.heard(["tcp-8"])
     down = batch_playability(FLOOR, live, [])["unplayable_meters"]
@@ -255,3 +257,31 @@ def test_a_restart_longer_than_the_limit_rebuilds_the_meters_and_knows_no_table(
         assert meters_bytes(second) == before
     finally:
         log.close()
+
+
+def test_the_batch_answer_stays_compact_on_a_big_floor() -> None:
+    """Thirty $1 meters each linked to one of thirty tables, none heard: twenty meters are named,
+    the total says thirty."""
+    body = CONFIG.read_text(encoding="utf-8").split("[meters.tcp-progressive]")[0]
+    meters = "".join(
+        f'[meters.m{n:02d}]\nprogressive = "pa-649a12e-A"\n\n'
+        f'[tables.t{n:02d}]\ngame = "three_card_poker"\nseats = 7\nwager_unit = "1.00"\n'
+        f'meters = {{ progressive = "m{n:02d}" }}\n\n'
+        for n in range(30)
+    )
+    floor = load_floor_config(body + meters, "thirty.toml")
+    answer = batch_playability(floor, tracker(FakeClock()), ["t05"])
+    down = answer["unplayable_meters"]
+    assert isinstance(down, dict)
+    assert list(down) == [f"m{n:02d}" for n in range(20)]
+    assert down["m00"] == {"tables": 1, "at": ["t00"]}
+    assert answer["unplayable_meters_total"] == 30
+    assert answer["tables"] == {
+        "t05": {
+            "status": "unplayable",
+            "silent_seconds": None,
+            "since": "2026-11-29T16:00:00.000Z",
+            "reason": "not heard from since the controller started at 2026-11-29T16:00:00.000Z",
+            "meters": ["m05"],
+        }
+    }

@@ -71,6 +71,7 @@ def test_the_ingest_answer_says_what_is_in_play(floor: Floor) -> None:
             "tcp-five-of-six": {"tables": 6, "at": [f"tcp-{n}" for n in range(1, 7)]},
             "tcp-progressive-5": {"tables": 1, "at": ["tcp-8"]},
         },
+        "unplayable_meters_total": 5,
     }
 
 
