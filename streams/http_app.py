@@ -135,7 +135,7 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
     async def metrics(request: Request) -> Response:
         """Prometheus text, without authentication: fine on loopback or a private network (no
         ids or secrets in it); put an authenticating proxy in front to expose it wider."""
-        # Off the event loop: the liveness gauges are set per scrape, one per table and link.
+        # Off the event loop: the liveness gauges are computed per scrape, one per table and link.
         text = await run_in_threadpool(ctx.sensor.exposition)
         return Response(text, media_type=CONTENT_TYPE_LATEST)
 
