@@ -12,21 +12,24 @@ names the file, the key and what was expected. Structure (see
     [progressives.<id>]                   a paytable: hand, seed/reseed "for 1", rates, pays, envy
     [meters.<id>]                         a meter: which progressive it runs, optional ceiling
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
+    [communication]                       optional: table_silence_limit_seconds (default 30)
 """
 
 from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
 from controller.config_parts import (
     Award,
+    Communication,
     ConfigReader,
     parse_award,
     parse_bonuses,
+    parse_communication,
     parse_envy,
     parse_pays,
 )
@@ -36,6 +39,7 @@ from controller.money import SUBUNITS_PER_CENT, parse_rate_ppm
 
 __all__ = [
     "Award",
+    "Communication",
     "FloorConfig",
     "MeterDef",
     "Policy",
@@ -123,6 +127,7 @@ class FloorConfig:
     progressives: Mapping[str, ProgressiveDef]
     meters: Mapping[str, MeterDef]
     tables: Mapping[str, TableDef]
+    communication: Communication = field(default_factory=Communication)
 
 
 def load_floor_config(text: str, source: str) -> FloorConfig:
@@ -132,7 +137,8 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
     root = ConfigReader(source, "", data)
-    root.only_keys({"policy", "progressives", "meters", "tables", "version", "title"})
+    known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
+    root.only_keys(known)
     policy = _policy(root.table("policy", required=False))
     progressives = {
         pid: _progressive(root.table("progressives").table(pid), pid)
@@ -145,7 +151,12 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     meters = _meters(root.table("meters"), progressives, tables)
     _check_links(root.table("tables"), tables, meters)
     return FloorConfig(
-        source=source, policy=policy, progressives=progressives, meters=meters, tables=tables
+        source=source,
+        policy=policy,
+        progressives=progressives,
+        meters=meters,
+        tables=tables,
+        communication=parse_communication(root.table("communication", required=False)),
     )
 
 

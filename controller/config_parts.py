@@ -210,3 +210,26 @@ def parse_bonuses(reader: ConfigReader) -> tuple[tuple[str, Award], ...]:
                 raise reader.error(name, '"N for 1"')
             bonuses.append((name, award))
     return tuple(bonuses)
+
+
+DEFAULT_SILENCE_LIMIT_SECONDS = 30
+MAX_SILENCE_LIMIT_SECONDS = 86_400
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Communication:
+    """How long a table may be silent before its progressives are reported unplayable.
+
+    Only the edge reads it (`streams.liveness` times silence by its own clock); the core never
+    looks at time, and no meter changes because a table is silent."""
+
+    table_silence_limit_seconds: int = DEFAULT_SILENCE_LIMIT_SECONDS
+
+
+def parse_communication(reader: ConfigReader) -> Communication:
+    """The optional ``[communication]`` section: ``table_silence_limit_seconds`` (default 30)."""
+    reader.only_keys({"table_silence_limit_seconds"})
+    if not reader.has("table_silence_limit_seconds"):
+        return Communication()
+    limit = reader.integer("table_silence_limit_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
+    return Communication(table_silence_limit_seconds=limit)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from controller.snapshot import state_from_dict, state_to_dict
 from controller.state import FloorState
 from controller.table_events import TableEventBase
 from streams.fast_decode import validate_to_event
+from streams.liveness import HEARTBEAT_NOTED, Heartbeat, LivenessTracker, unknown_table_reason
 from streams.ports import EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
@@ -92,8 +94,11 @@ class EmbeddedController:
         *,
         snapshot_every: int = 20_000,
         clock: Callable[[], str] = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._log = log
+        # Heartbeats and accepted events are signs of life; never logged, never in the state.
+        self.liveness = LivenessTracker(monotonic)
         self._snapshots = snapshots
         self._snapshot_every = snapshot_every
         self._clock = clock
@@ -157,8 +162,9 @@ class EmbeddedController:
         with self._lock:
             state, outcomes, batch, events = self._state, [], [], []
             seen: dict[str, bytes] = {}
+            heard: list[str] = []
             for raw in raws:
-                outcome, produced = self._one(state, raw, seen)
+                outcome, produced = self._one(state, raw, seen, heard)
                 outcomes.append(outcome)
                 for event in produced:
                     state = evolve(state, event)
@@ -166,18 +172,26 @@ class EmbeddedController:
                     batch.append(LogRecord(record_key(event), encode(event), dedupe))
                     events.append(event)
             self._commit(state, batch, events)
+            self.liveness.heard(heard)  # after the append: a failed write raised before
             return outcomes
 
     def _one(
-        self, state: FloorState, raw: object, seen: dict[str, bytes]
+        self, state: FloorState, raw: object, seen: dict[str, bytes], heard: list[str]
     ) -> tuple[Outcome, tuple[Event, ...]]:
         try:
             command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
         except RuleViolation as exc:
             return self._dead_letter(raw, str(exc))
+        if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
+            reason = unknown_table_reason(state.config, command.table_id)
+            if reason:
+                return self._dead_letter(raw, reason)
+            heard.append(command.table_id)
+            return Outcome(command.event_id, "accepted", HEARTBEAT_NOTED), ()
         payload = encode(command)
         earlier = seen.get(command.event_id) or self._log.payload_of(command.event_id)
         if earlier == payload:
+            heard.append(command.table_id)
             return Outcome(command.event_id, "duplicate", "already accepted"), ()
         if earlier is not None:
             return self._dead_letter(raw, reused_id_reason(command.event_id))
@@ -186,6 +200,7 @@ class EmbeddedController:
         if isinstance(first, EventRejected):
             return self._dead_letter(raw, first.reason, first)
         seen[command.event_id] = payload
+        heard.append(command.table_id)
         return Outcome(command.event_id, "accepted"), produced
 
     def _dead_letter(

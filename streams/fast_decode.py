@@ -1,10 +1,10 @@
 """The door, fast: one JSON line to a checked table event in a few microseconds (msgspec).
 
 `streams.validation` checks each event with jsonschema (~0.3-0.8 ms): too slow for 20,000 events/s.
-Here each event kind of ``schemas/table-event.v1.json`` is a `msgspec.Struct` (a tagged union on
-``type``, unknown fields forbidden, the schema's lengths, ranges, enums and patterns as `Meta`), and
-what `Meta` cannot say is checked after decoding: ``uniqueItems``, the calendar check of
-``occurred_at``, ``dependentSchemas`` (``discards`` only with ``draw``), and no repeated key.
+Here each event kind of ``schemas/table-event.v1.json`` and ``v2`` is a `msgspec.Struct` (a tagged
+union on ``type``, unknown fields forbidden, the schema's lengths, ranges, enums and patterns as
+`Meta`), and what `Meta` cannot say is checked after decoding: ``uniqueItems``, the calendar check
+of ``occurred_at``, ``dependentSchemas`` (``discards`` only with ``draw``), and no repeated key.
 
 The verdict is always the contract's. The fast path only *vouches* for an event it is sure of; for
 anything else (an error, a JSON escape, an integer written ``3.0``, an oversized line) it steps
@@ -18,6 +18,10 @@ last of repeated keys (msgspec, like most parsers), while the contract refuses r
 the count with what the struct holds proves no key was repeated, without a second parse.
 
 The returned dicts equal `streams.validation`'s (defaults filled); only their key order may differ.
+Version 2 adds one kind, ``heartbeat``, and otherwise only allows ``"schema_version": 2`` on the
+version 1 kinds, so one set of structs serves both (a heartbeat's version is required and 2). A
+heartbeat is no table event: `decode_event` and `validate_to_event` give a
+`streams.liveness.Heartbeat` for it, which never reaches the core.
 """
 
 from __future__ import annotations
@@ -39,11 +43,13 @@ from controller.table_events import (
     WagersLocked,
     from_contract,
 )
+from streams.liveness import Heartbeat
 from streams.validation import MAX_LINE_BYTES, parse_json_line, validate_table_event
 
 __all__ = [
     "decode_event",
     "decode_line",
+    "to_event",
     "try_decode_line",
     "try_validate",
     "validate_event",
@@ -77,7 +83,7 @@ OccurredAt = Annotated[
         r"(Z|[+-][0-9]{2}:[0-9]{2})\Z",
     ),
 ]
-SchemaVersion = Literal[1]
+SchemaVersion = Literal[1, 2]  # version 2 allows every version 1 kind with "schema_version": 2
 Seat = Annotated[int, Meta(ge=1, le=12)]
 SeatKey = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]
 Amount = Annotated[
@@ -98,12 +104,19 @@ Reason = Annotated[
 ]
 
 
-class _Head(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
+class _Common(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
     event_id: EventId
     table_id: Ident
+    occurred_at: OccurredAt
+
+
+class _Heartbeat(_Common, kw_only=True, tag="heartbeat"):
+    schema_version: Literal[2]
+
+
+class _Head(_Common, kw_only=True):
     round_id: Ident
     seq: Seq
-    occurred_at: OccurredAt
     schema_version: SchemaVersion | UnsetType = UNSET
 
 
@@ -142,12 +155,21 @@ class _RoundVoided(_Head, kw_only=True, tag="round_voided"):
     reason: Reason
 
 
-_Event = _RoundOpened | _WagerPlaced | _WagersLocked | _Decision | _RoundSettled | _RoundVoided
+_Round = _RoundOpened | _WagerPlaced | _WagersLocked | _Decision | _RoundSettled | _RoundVoided
+_Event = _Round | _Heartbeat
 _DECODER: Final = msgspec.json.Decoder(_Event)
 _PLAIN: Final = msgspec.json.Decoder()
 _BY_TYPE: Final[dict[str, type[_Event]]] = {
     str(cls.__struct_config__.tag): cls
-    for cls in (_RoundOpened, _WagerPlaced, _WagersLocked, _Decision, _RoundSettled, _RoundVoided)
+    for cls in (
+        _RoundOpened,
+        _WagerPlaced,
+        _WagersLocked,
+        _Decision,
+        _RoundSettled,
+        _RoundVoided,
+        _Heartbeat,
+    )
 }
 _FAILURES: Final = (msgspec.MsgspecError, ValueError, TypeError, RecursionError)
 # A line this long (in bytes or characters) is under MAX_LINE_BYTES whatever its characters are:
@@ -156,6 +178,8 @@ _FAST_LINE_LIMIT: Final = MAX_LINE_BYTES // 4
 # Strings (keys and values) of the fields every event has: type, event_id, table_id, round_id,
 # occurred_at as key and value, seq as key only; then what each kind's required fields add.
 _HEAD_STRINGS: Final = 11
+# A heartbeat: type, event_id, table_id, occurred_at as key and value; schema_version as key only.
+_HEARTBEAT_STRINGS: Final = 9
 _KIND_STRINGS: Final[dict[type[_Head], int]] = {
     _RoundOpened: 2,
     _WagerPlaced: 5,
@@ -179,11 +203,22 @@ def decode_line(line: bytes | str) -> dict[str, object]:
     return _with_defaults(_PLAIN.decode(line), event)
 
 
-def decode_event(line: bytes | str) -> TableEvent:
-    """`from_contract(decode_line(line))`, fast: the table event a JSON line holds."""
+def to_event(checked: dict[str, object]) -> TableEvent | Heartbeat:
+    """The table event (or heartbeat) a contract dict checked by `validate_table_event` holds."""
+    if checked.get("type") == "heartbeat":
+        return Heartbeat(
+            event_id=str(checked["event_id"]),
+            table_id=str(checked["table_id"]),
+            occurred_at=str(checked["occurred_at"]),
+        )
+    return from_contract(checked)
+
+
+def decode_event(line: bytes | str) -> TableEvent | Heartbeat:
+    """`to_event(decode_line(line))`, fast: the table event (or heartbeat) a JSON line holds."""
     event = try_decode_line(line)
     if event is None:
-        return from_contract(validate_table_event(parse_json_line(line)))
+        return to_event(validate_table_event(parse_json_line(line)))
     return _table_event(event)
 
 
@@ -193,11 +228,11 @@ def validate_event(raw: object) -> dict[str, object]:
     return validate_table_event(raw) if checked is None else checked
 
 
-def validate_to_event(raw: object) -> TableEvent:
-    """`from_contract(validate_table_event(raw))`, fast: the table event a parsed value holds."""
+def validate_to_event(raw: object) -> TableEvent | Heartbeat:
+    """`to_event(validate_table_event(raw))`, fast: the table event a parsed value holds."""
     event = _try_struct(raw) if isinstance(raw, dict) else None
     if event is None:
-        return from_contract(validate_table_event(raw))
+        return to_event(validate_table_event(raw))
     return _table_event(event)
 
 
@@ -281,6 +316,8 @@ def _real_instant(text: str) -> bool:
 
 def _string_count(event: _Event) -> int:
     """How many JSON strings (keys and string values) the event's text holds if no key repeats."""
+    if isinstance(event, _Heartbeat):
+        return _HEARTBEAT_STRINGS
     count = _HEAD_STRINGS + _KIND_STRINGS[type(event)]
     if event.schema_version is not UNSET:
         count += 1
@@ -317,7 +354,7 @@ def _json_containers(raw: dict[object, object]) -> bool:
 
 def _with_defaults(out: dict[str, object], event: _Event) -> dict[str, object]:
     """The defaults streams.validation fills: schema_version 1; "on" "own" for a wager."""
-    if event.schema_version is UNSET:
+    if isinstance(event, _Head) and event.schema_version is UNSET:
         out["schema_version"] = 1
     if isinstance(event, _WagerPlaced) and event.on is UNSET:
         out["on"] = "own"
@@ -332,8 +369,12 @@ class _HeadFields(TypedDict):
     occurred_at: str
 
 
-def _table_event(event: _Event) -> TableEvent:
-    """The table event `from_contract` would build from the contract dict, built directly."""
+def _table_event(event: _Event) -> TableEvent | Heartbeat:
+    """The table event `to_event` would build from the contract dict, built directly."""
+    if isinstance(event, _Heartbeat):
+        return Heartbeat(
+            event_id=event.event_id, table_id=event.table_id, occurred_at=event.occurred_at
+        )
     head = _HeadFields(
         event_id=event.event_id,
         table_id=event.table_id,

@@ -5,7 +5,7 @@ Routes (the contract is GET /openapi.json, `streams.http_routes_openapi`)::
     POST /v1/events                           table_device, supervisor   ingest (http_routes_ingest)
     GET  /v1/meters, /v1/meters/{id}          read_only, supervisor      state (http_routes_read)
     GET  /v1/hits, /v1/awards, /v1/log,       read_only, supervisor      state and log pages
-         /v1/rejections
+         /v1/rejections, /v1/playability
     POST /v1/meters/{id}/corrections          supervisor                 (http_routes_operator)
     POST /v1/hits/{hit_id}/validate, /pay     supervisor
     GET  /healthz, /readyz, /metrics,         no authentication
@@ -39,6 +39,7 @@ from streams import (
     http_routes_ingest,
     http_routes_openapi,
     http_routes_operator,
+    http_routes_playability,
     http_routes_read,
     pages,
 )
@@ -84,6 +85,7 @@ def create_app(
     route_list: list[BaseRoute] = [
         *http_routes_ingest.routes(ctx),
         *http_routes_read.routes(ctx),
+        *http_routes_playability.routes(ctx),
         *http_routes_operator.routes(ctx),
         *reconcile_routes(lambda: ctx.log, guard=lambda ep: _read_guard(ctx, ep)),
         *pages.routes(ctx),
@@ -133,7 +135,9 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
     async def metrics(request: Request) -> Response:
         """Prometheus text, without authentication: fine on loopback or a private network (no
         ids or secrets in it); put an authenticating proxy in front to expose it wider."""
-        return Response(ctx.sensor.exposition(), media_type=CONTENT_TYPE_LATEST)
+        # Off the event loop: the liveness gauges are computed per scrape, one per table and link.
+        text = await run_in_threadpool(ctx.sensor.exposition)
+        return Response(text, media_type=CONTENT_TYPE_LATEST)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),

@@ -5,6 +5,11 @@ and the whole batch's accepted events are appended to the log in one atomic writ
 never becomes events (not UTF-8, not JSON, not an event or array, over the size or count limit) is
 answered 400 or 413 and still dead-lettered with its first 64 KiB, so nothing a device sent is
 lost without a record. Bad input is never a 5xx.
+
+The answer also says whether the progressives at the batch's tables are in play (``playability``,
+`streams.liveness.batch_playability`): each configured table of the batch with its status and
+meters, and every meter unplayable anywhere on the floor (a silent or not yet heard table). A
+heartbeat is answered ``accepted`` with the reason "heartbeat noted (not logged)".
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from streams.http_routes_common import (
     parse_json,
     read_body,
 )
+from streams.liveness import batch_playability
 from streams.tokens import Principal
 
 MAX_BATCH: Final = 5_000
@@ -53,7 +59,19 @@ async def ingest(ctx: ApiContext, request: Request, principal: Principal) -> Res
     # The controller writes SQLite with synchronous=FULL: off the event loop, so reads go on.
     outcomes: list[Outcome] = await run_in_threadpool(ctx.controller.submit, events)
     ctx.sensor.observe_ingest(time.perf_counter() - started, [o.status for o in outcomes])
-    return JSONResponse(summary(outcomes))
+    ctx.sensor.observe_heartbeats([o.reason for o in outcomes])
+    answer = summary(outcomes)
+    # Off the event loop too: at most once a second it walks every table (10,000 on a big floor).
+    answer["playability"] = await run_in_threadpool(_playability, ctx, events)
+    return JSONResponse(answer)
+
+
+def _playability(ctx: ApiContext, events: list[object]) -> dict[str, object]:
+    """The answer's ``playability``: the batch's tables, and the meters unplayable anywhere."""
+    controller = ctx.controller
+    ids = (e.get("table_id") for e in events if isinstance(e, dict))
+    tables = (table_id for table_id in ids if isinstance(table_id, str))
+    return batch_playability(controller.state.config, controller.liveness, tables)
 
 
 def events_of(value: object) -> list[object]:

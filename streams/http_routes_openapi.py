@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from streams import pages
+from streams import http_routes_playability, pages
 from streams.http_routes_common import DEFAULT_PAGE, MAX_PAGE, MAX_POSITION
 from streams.http_routes_openapi_schemas import Schema, component_schemas, ref
 
@@ -70,8 +70,12 @@ def _serialised() -> str:
             **_operator_paths(),
             **_service_paths(),
             **pages.openapi_paths(),
+            **http_routes_playability.openapi_paths(),
         },
-        "components": {"schemas": component_schemas(), "securitySchemes": {"bearer": bearer}},
+        "components": {
+            "schemas": component_schemas() | http_routes_playability.component_schemas(),
+            "securitySchemes": {"bearer": bearer},
+        },
     }
     return json.dumps(document)
 

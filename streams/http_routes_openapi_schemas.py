@@ -1,7 +1,8 @@
 """The component schemas of the OpenAPI document (`streams.http_routes_openapi`).
 
 The table-event contract (``schemas/table-event.v1.json``) is embedded here: the document as
-``TableEvent`` and each of its ``$defs`` as ``TableEvent.<name>``, with its ``#/$defs/``
+``TableEvent`` and each of its ``$defs`` as ``TableEvent.<name>`` (version 2, which adds the
+``heartbeat``, likewise as ``TableEventV2``), with its ``#/$defs/``
 references rewritten to point there (``$id`` and ``$schema`` are dropped, so no resolver treats it
 as a separate resource). Request schemas describe what is *answered 200*: the ingest body may hold
 events that break the contract, because each event is answered on its own (status "rejected" with
@@ -14,11 +15,10 @@ import json
 from typing import Any, Final
 
 from streams.http_routes_ingest import MAX_BATCH
-from streams.validation import SCHEMA_PATH
+from streams.validation import SCHEMA_PATH, SCHEMA_V2_PATH
 
 Schema = dict[str, Any]
 _DEFS_PREFIX: Final = "#/$defs/"
-_TE: Final = "TableEvent."
 # Same meaning in ECMA-262 and Python: "(?![\s\S])" is the end of the string (a "$" would let
 # Python match before a final newline).
 MONEY_SIGNED: Final = r"^-?(0|[1-9][0-9]{0,11})\.[0-9]{2}(?![\s\S])"
@@ -38,26 +38,29 @@ def ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _rewrite(node: object) -> Any:
+def _rewrite(node: object, prefix: str) -> Any:
     if isinstance(node, list):
-        return [_rewrite(item) for item in node]
+        return [_rewrite(item, prefix) for item in node]
     if not isinstance(node, dict):
         return node
-    out = {key: _rewrite(value) for key, value in node.items()}
+    out = {key: _rewrite(value, prefix) for key, value in node.items()}
     target = out.get("$ref")
     if isinstance(target, str) and target.startswith(_DEFS_PREFIX):
-        out["$ref"] = f"#/components/schemas/{_TE}{target.removeprefix(_DEFS_PREFIX)}"
+        out["$ref"] = f"#/components/schemas/{prefix}.{target.removeprefix(_DEFS_PREFIX)}"
     return out
 
 
 def table_event_schemas() -> dict[str, Schema]:
-    """The contract as component schemas: ``TableEvent`` and ``TableEvent.<def>``."""
-    contract: Schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    defs: Schema = contract.pop("$defs")
-    for key in ("$id", "$schema"):
-        contract.pop(key, None)
-    out: dict[str, Schema] = {"TableEvent": _rewrite(contract)}
-    out.update({f"{_TE}{name}": _rewrite(body) for name, body in defs.items()})
+    """The contracts as component schemas: ``TableEvent`` and ``TableEvent.<def>`` (version 1),
+    ``TableEventV2`` and ``TableEventV2.<def>`` (version 2)."""
+    out: dict[str, Schema] = {}
+    for name, path in (("TableEvent", SCHEMA_PATH), ("TableEventV2", SCHEMA_V2_PATH)):
+        contract: Schema = json.loads(path.read_text(encoding="utf-8"))
+        defs: Schema = contract.pop("$defs")
+        for key in ("$id", "$schema"):
+            contract.pop(key, None)
+        out[name] = _rewrite(contract, name)
+        out.update({f"{name}.{part}": _rewrite(body, name) for part, body in defs.items()})
     return out
 
 
@@ -154,10 +157,11 @@ def _ingest_schemas() -> dict[str, Schema]:
     return {
         "PostedEvent": {
             "description": (
-                "One table event, which should follow TableEvent; one that does not is answered "
-                'in results with status "rejected" and the reason, and dead-lettered.'
+                "One table event, which should follow TableEvent (version 1) or TableEventV2; one "
+                'that does not is answered in results with status "rejected" and the reason, and '
+                "dead-lettered."
             ),
-            "anyOf": [ref("TableEvent"), {}],
+            "anyOf": [ref("TableEvent"), ref("TableEventV2"), {}],
         },
         "IngestBody": {
             "description": (
@@ -193,6 +197,7 @@ def _ingest_schemas() -> dict[str, Schema]:
                 "accepted": _COUNT,
                 "duplicates": _COUNT,
                 "rejected": _COUNT,
+                "playability": ref("BatchPlayability"),
             }
         ),
     }

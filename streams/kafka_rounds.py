@@ -18,6 +18,12 @@ Partitioned by table: a table's events arrive in its partition's order and its s
 5. **Accept**: the table event, then each step in settlement order with ids ``{event_id}#{i}``:
    claims to the meter-claims topic (keyed by meter), fixed and envy awards to events and awards.
 
+A ``heartbeat`` (contract version 2) passes the door and the key check and then produces nothing:
+it is not a table event, so it goes to no topic and never reaches the core; its outcome is
+``heartbeat`` (``jackpot_kafka_inputs_total{outcome="heartbeat",processor="round"}``). One for a
+table the configuration does not name is refused like any bad input. This engine does not yet
+report playability (see docs/services.md).
+
 Everything here is a pure function of (state record, input record), so a redelivered input gives
 byte-identical outputs with the same dedupe ids.
 """
@@ -51,6 +57,7 @@ from streams.kafka_codec import (
     op_to_bytes,
 )
 from streams.kafka_topics import TopicNames
+from streams.liveness import Heartbeat, unknown_table_reason
 
 RECENT_IDS = 64
 
@@ -116,6 +123,11 @@ class RoundProcessor:
             event = self._parse(raw, key)
         except RuleViolation as exc:
             return self._reject(record, key=key, raw=raw, reason=str(exc), pos=pos, event=None)
+        if isinstance(event, Heartbeat):
+            reason = unknown_table_reason(self._config, event.table_id)
+            if reason:
+                return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=None)
+            return Processed("heartbeat", record.stamped(pos) if record else None)
         digest = _digest(event)
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
@@ -131,7 +143,7 @@ class RoundProcessor:
         return self._accept(record, event, steps, pos, digest)
 
     @staticmethod
-    def _parse(raw: bytes, key: str | None) -> TableEvent:
+    def _parse(raw: bytes, key: str | None) -> TableEvent | Heartbeat:
         event = decode_event(raw)  # msgspec fast path; jsonschema explains refusals
         if key != event.table_id:
             msg = (

@@ -11,7 +11,9 @@ Alerts (`classify_alerts`), each with its reason:
 - ``envy_storm``: more than ``envy_storm_over`` Envy Bonuses in one round of one table (every
   Envy Bonus of a round comes from its settlement, so they are all in one batch);
 - ``meter_moved_without_round``: a meter correction (authorised, but no round explains it), or a
-  meter whose amount changed with no meter event for it in the batch (`unexplained_moves`).
+  meter whose amount changed with no meter event for it in the batch (`unexplained_moves`);
+- ``table_silent``, ``table_heard``, ``tables_unknown``: loss of communication with a table and its
+  recovery (raised by `streams.live_playability`, not by events).
 """
 
 from __future__ import annotations
@@ -43,7 +45,15 @@ from controller.state import MeterState
 Row = dict[str, object]
 #: meter id -> (amount_sub, meter seq) as the batches so far left it
 Track = dict[str, tuple[int, int]]
-AlertKind = Literal["repeated_card", "wager_after_lock", "envy_storm", "meter_moved_without_round"]
+AlertKind = Literal[
+    "repeated_card",
+    "wager_after_lock",
+    "envy_storm",
+    "meter_moved_without_round",
+    "table_silent",  # streams.live_playability: loss of communication, and recovery
+    "table_heard",
+    "tables_unknown",
+]
 ENVY_STORM_OVER: Final = 6  # a 7-seat table: one qualifying hand pays at most six others
 
 

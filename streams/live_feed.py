@@ -23,14 +23,11 @@ every sign turns to its stale fault rather than show old numbers as live.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from enum import Enum
-from typing import Literal
 
 from controller.events import ConfigActivated, Event, ProgressiveHit
 from controller.state import FloorState
@@ -46,62 +43,14 @@ from streams.live_activity import (
     meter_row,
     unexplained_moves,
 )
+from streams.live_client import Client, Signal, Topic, sse
+from streams.live_playability import PlayabilityWatch
 from streams.ports import EventLog
 from streams.signage_feed import touched_meters
 
-Topic = Literal["meters", "activity"]
+__all__ = ["Client", "LiveFeed", "Signal", "Topic", "sse"]
 Message = tuple[Topic, str, str]  # topic, meter id ("" for all), SSE text
 logger = logging.getLogger(__name__)
-
-
-class Signal(Enum):
-    """What `Client.next` answers instead of a message."""
-
-    TIMEOUT = "timeout"
-    CLOSED = "closed"
-
-
-def sse(event: str, data: object) -> str:
-    """One server-sent event (compact JSON has no newline, so one ``data:`` line)."""
-    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
-
-
-class Client:
-    """One open stream: filled from any thread, read on its own event loop."""
-
-    def __init__(
-        self,
-        loop: asyncio.AbstractEventLoop,
-        topic: Topic,
-        meters: frozenset[str] | None,
-        limit: int,
-    ) -> None:
-        self.loop, self.topic, self.meters, self.limit = loop, topic, meters, limit
-        self.queue: asyncio.Queue[str | Signal] = asyncio.Queue()
-        self.closed = False
-        self.snapshot: Row = {}  # what the feed held when the client was registered
-
-    def wants(self, meter_id: str) -> bool:
-        """Whether a message about ``meter_id`` ("" for none in particular) is for this client."""
-        return self.meters is None or not meter_id or meter_id in self.meters
-
-    def offer(self, texts: Sequence[str]) -> None:
-        """Queue ``texts`` (on the loop); close the client instead if it is too far behind."""
-        if self.closed:
-            return
-        if self.queue.qsize() + len(texts) > self.limit:
-            self.closed = True
-            self.queue.put_nowait(Signal.CLOSED)
-            return
-        for text in texts:
-            self.queue.put_nowait(text)
-
-    async def next(self, timeout: float) -> str | Signal:
-        """The next message, or TIMEOUT after ``timeout`` seconds, or CLOSED."""
-        try:
-            return await asyncio.wait_for(self.queue.get(), timeout)
-        except TimeoutError:
-            return Signal.TIMEOUT
 
 
 class LiveFeed:
@@ -132,6 +81,7 @@ class LiveFeed:
         self._amounts: dict[str, int] = {}
         self.source_ok = True
         self.source_problem = ""
+        self.watch: PlayabilityWatch | None = None  # loss of communication (embedded engine)
 
     @classmethod
     def attach(cls, controller: EmbeddedController, *, backfill: int = 2_000) -> LiveFeed:
@@ -142,6 +92,7 @@ class LiveFeed:
         feed._position_of = lambda: controller.position
         controller.subscribe(feed.listener)
         feed.backfill(controller.log, backfill)
+        feed.watch = PlayabilityWatch(lambda: controller.liveness, lambda: controller.state.config)
         return feed
 
     def backfill(self, log: EventLog, count: int) -> None:
@@ -258,7 +209,11 @@ class LiveFeed:
         wanted = list(meters) if meters is not None else list(self._labels or self._rows)
         wanted += [] if meters is not None else sorted(set(self._rows) - set(wanted))
         rows = [self._rows[m] for m in wanted if m in self._rows]
-        return {"meters": rows, **self._liveness()}
+        snapshot: Row = {"meters": rows, **self._liveness()}
+        if self.watch is not None:  # each meter in play, or not (and where)
+            statuses = self.watch.meters()
+            snapshot["playability"] = {m: statuses[m] for m in wanted if m in statuses}
+        return snapshot
 
     def _activity_snapshot(self) -> Row:
         hits = list(self._open_hits.values())
@@ -271,6 +226,24 @@ class LiveFeed:
         """The meters the feed knows (configured, or seen from the source)."""
         with self._lock:
             return frozenset(self._labels) | frozenset(self._rows)
+
+    def tick(self, *, force: bool = False) -> None:
+        """Show what changed in playability (time-driven: the streams call this while they run;
+        at most every half second unless ``force``): a ``playability`` message to signs, alert
+        rows to surveillance."""
+        if self.watch is None:
+            return
+        with self._lock:
+            change = self.watch.tick(force=force)
+            if change is None:
+                return
+            out: list[Message] = []
+            if change.meters is not None:
+                out.append(("meters", "", sse("playability", change.meters)))
+            for row in change.alerts:
+                self._remember(row)
+                out.append(("activity", "", sse("activity", row)))
+            self._broadcast(out)
 
     def heartbeat(self) -> str:
         """The message a quiet stream sends so a sign can tell quiet from dead."""
@@ -288,6 +261,7 @@ class LiveFeed:
         ``snapshot`` is taken as it is registered, under the lock that batches are shown under,
         so each later change reaches it exactly once."""
         wanted = frozenset(meters) if meters is not None else None
+        self.tick(force=True)  # the snapshot shows playability as of now
         client = Client(asyncio.get_running_loop(), topic, wanted, self._queue_limit)
         with self._lock:
             self._clients.add(client)

@@ -5,19 +5,29 @@ controller hands each durable batch to `MetricsSensor.listener`, and the HTTP ed
 only it sees (ingest time, authentication failures). Each sensor owns its `CollectorRegistry`, not
 the process-global one, so tests can build many apps in one process without name clashes.
 
-Label values are always from a small fixed set or the configured meter ids: never table, seat,
-round or event ids, and never raw rejection text (an attacker would choose the text and blow up
-the series count). Rejection reasons are sorted into `REASON_CLASSES` by `reason_class`.
+Label values are always from a small fixed set or the configuration's meter and table ids: never
+seat, round or event ids, never a table id a device sent, and never raw rejection text (an attacker
+would choose the text and blow up the series count). Rejection reasons are sorted into
+`REASON_CLASSES` by `reason_class`.
+
+Liveness (`streams.liveness`) is time-driven, not event-driven: a table turns unplayable because
+nothing arrived. So its gauges are computed at each scrape (a collector): for every table
+``jackpot_table_silence_seconds{table}`` and for every link ``jackpot_progressive_unplayable{meter,
+table}`` (1 or 0). That is one series per table and per table-meter link: about 50,000 series for
+10,000 tables of four progressives each, which a Prometheus holds easily but a floor that large may
+prefer to alert on the per-meter ``jackpot_meter_unplayable_tables{meter}`` count alone.
 """
 
 from __future__ import annotations
 
 import collections
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from controller.events import (
     ConfigActivated,
@@ -31,11 +41,13 @@ from controller.events import (
 from controller.money import SUBUNITS_PER_CENT
 from controller.table_events import TableEventBase
 from streams.engine import EmbeddedController, Status
+from streams.liveness import HEARTBEAT_NOTED, meters_down
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
 OPERATOR_COMMANDS: Final = frozenset({"ActivateConfig", "CorrectMeter", "ValidateHit", "PayHit"})
 _TABLE_TYPES: Final = (
     "line|body|event|round_opened|wager_placed|wagers_locked|decision|round_settled|round_voided"
+    "|heartbeat"
 )
 #: (class, pattern) in the order tried; the first match wins, "other" if none does.
 _RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
@@ -118,10 +130,19 @@ class MetricsSensor:
             "Meters whose latest value has not reached the signage read model",
             registry=reg,
         )
+        self._liveness_metrics()
         for award_kind in ("progressive", "fixed", "envy"):
             self.awards.labels(award_kind)  # present at 0, so rates exist before the first award
             self.awarded.labels(award_kind)
         self._controller: EmbeddedController | None = None
+
+    def _liveness_metrics(self) -> None:
+        self.heartbeats = Counter(
+            "jackpot_heartbeats",
+            "Heartbeats noted (a refused one is a rejection)",
+            registry=self.registry,
+        )
+        self.registry.register(_LivenessCollector(self))
 
     def attach(self, controller: EmbeddedController) -> None:
         """Subscribe to ``controller`` and set the meter gauges from its current state."""
@@ -182,6 +203,12 @@ class MetricsSensor:
         for status, count in collections.Counter(statuses).items():
             self.ingest_events.labels(status).inc(count)
 
+    def observe_heartbeats(self, reasons: Sequence[str]) -> None:
+        """Count the heartbeats noted in one posted batch (by their answer's reason)."""
+        noted = sum(1 for reason in reasons if reason == HEARTBEAT_NOTED)
+        if noted:
+            self.heartbeats.inc(noted)
+
     def auth_failed(self, reason: str) -> None:
         """A refused credential; ``reason`` is one of missing, malformed, invalid, forbidden."""
         self.auth_failures.labels(reason).inc()
@@ -189,3 +216,61 @@ class MetricsSensor:
     def exposition(self) -> bytes:
         """The registry in the Prometheus text format."""
         return generate_latest(self.registry)
+
+    def controller(self) -> EmbeddedController | None:
+        """The controller attached, if any."""
+        return self._controller
+
+
+class _LivenessCollector(Collector):
+    """The liveness gauges, computed at each scrape from the tracker (`streams.liveness`): one
+    family per metric, built in one pass (about 50,000 series for 10,000 tables of four
+    progressives; a `Gauge.labels` call per series would take seconds)."""
+
+    def __init__(self, sensor: MetricsSensor) -> None:
+        self._sensor = sensor
+
+    def describe(self) -> Iterator[Metric]:
+        """The families without samples (so registering does not compute them)."""
+        yield from _liveness_families()
+
+    def collect(self) -> Iterator[Metric]:
+        """Every configured table's silence and every link's playability, now."""
+        families = _liveness_families()
+        unplayable, unplayable_tables, silence = families
+        controller = self._sensor.controller()
+        config = controller.state.config if controller is not None else None
+        if controller is None or config is None:
+            yield from families
+            return
+        statuses = controller.liveness.statuses(config)
+        uptime = controller.liveness.uptime()
+        for table_id, status in statuses.items():
+            silent = status.silent_seconds
+            silence.add_metric([table_id], uptime if silent is None else silent)
+            for meter_id in dict.fromkeys(config.tables[table_id].links.values()):
+                unplayable.add_metric([meter_id, table_id], 0 if status.playable else 1)
+        down = meters_down(config, statuses)
+        for meter_id in config.meters:
+            unplayable_tables.add_metric([meter_id], len(down.get(meter_id, ())))
+        yield from families
+
+
+def _liveness_families() -> tuple[GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily]:
+    return (
+        GaugeMetricFamily(
+            "jackpot_progressive_unplayable",
+            "1 while the meter's progressive is unplayable at the table (silent or unknown)",
+            labels=["meter", "table"],
+        ),
+        GaugeMetricFamily(
+            "jackpot_meter_unplayable_tables",
+            "How many of the meter's linked tables are unplayable",
+            labels=["meter"],
+        ),
+        GaugeMetricFamily(
+            "jackpot_table_silence_seconds",
+            "Seconds since the table was last heard (since the controller started if never)",
+            labels=["table"],
+        ),
+    )

@@ -6,7 +6,8 @@ Routes (all for the roles ``read_only`` and ``supervisor``)::
                               the meters; ?stale_after_seconds=30 and ?celebrate_seconds=10
     GET /surveillance         hits (pending validation first), Envy Bonuses, dealer-hand splits,
                               fixed awards, alerts and rejected events (HTML)
-    GET /v1/stream/meters     SSE: ``snapshot``, then ``hit``, ``meter``, ``heartbeat``, ``fault``
+    GET /v1/stream/meters     SSE: ``snapshot``, then ``hit``, ``meter``, ``playability``,
+                              ``heartbeat``, ``fault``
     GET /v1/stream/activity   SSE: ``snapshot``, then ``activity``, ``heartbeat``, ``fault``
 
 Authentication: signs are display screens on the casino LAN, and a browser's EventSource cannot
@@ -21,6 +22,10 @@ floor from a dead feed; while the feed's source is lost (Redis, on the Kafka eng
 ``stream_seconds`` with a ``retry:`` hint: EventSource reconnects within a second and gets a new
 snapshot. Why: on SIGTERM uvicorn waits for open responses, so an endless stream would keep
 ``jackpot serve`` from stopping; this way a stop waits at most ``stream_seconds``.
+
+Playability (loss of communication with a table) changes with time, not with events: each running
+stream asks the feed to `LiveFeed.tick` at least every ``heartbeat_seconds``, which sends signs a
+``playability`` message (each meter in play or not, and where not) and surveillance its alerts.
 """
 
 from __future__ import annotations
@@ -201,6 +206,7 @@ async def _events(
         loop = asyncio.get_running_loop()
         end = loop.time() + settings.stream_seconds
         while (left := end - loop.time()) > 0:
+            live.tick()  # silence is noticed by time passing (at most every half second)
             message = await client.next(min(settings.heartbeat_seconds, left))
             if message is Signal.CLOSED:
                 return
@@ -229,7 +235,10 @@ def openapi_paths() -> dict[str, object]:
         "/signage": _get("signage", "The linked-progressive sign", [token, meters, *sign], html_ok),
         "/surveillance": _get("surveillance", "Hits, awards, alerts, rejections", [token], html_ok),
         "/v1/stream/meters": _get(
-            "streamMeters", "snapshot, then hit, meter, heartbeat, fault", [token, meters], sse_ok
+            "streamMeters",
+            "snapshot, then hit, meter, playability, heartbeat, fault",
+            [token, meters],
+            sse_ok,
         ),
         "/v1/stream/activity": _get(
             "streamActivity", "snapshot, then activity, heartbeat, fault", [token], sse_ok

@@ -1,7 +1,10 @@
-"""The door for table events: parse one JSON line, check it against the version 1 contract.
+"""The door for table events: parse one JSON line, check it against its version of the contract.
 
-The contract is ``schemas/table-event.v1.json`` (JSON Schema draft 2020-12), the file devices
-written in other languages integrate against; this module adds nothing to it but readable messages.
+The contract is ``schemas/table-event.v1.json`` and ``table-event.v2.json`` (JSON Schema draft
+2020-12), the files devices written in other languages integrate against; this module adds nothing
+to them but readable messages. An event is checked against version 2 when it says
+``"schema_version": 2`` or is a ``heartbeat`` (a kind only version 2 has, so a heartbeat that forgot
+its version is told so); every other event against version 1, exactly as before version 2 existed.
 The schema is found at ``Path(__file__).resolve().parents[1] / "schemas"``, i.e. the repository's
 ``schemas/`` next to ``streams/``; that holds for the editable install and for a checkout.
 
@@ -35,7 +38,9 @@ from controller.errors import InvalidEvent
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
 SCHEMA_PATH: Final = SCHEMA_DIR / "table-event.v1.json"
+SCHEMA_V2_PATH: Final = SCHEMA_DIR / "table-event.v2.json"
 SCHEMA_VERSION: Final = 1
+HEARTBEAT: Final = "heartbeat"
 MAX_LINE_BYTES: Final = 64 * 1024
 MAX_DEPTH: Final = 32
 
@@ -110,8 +115,11 @@ def _build_validator(path: Path) -> Validator:
 
 
 _VALIDATOR: Final = _build_validator(SCHEMA_PATH)
+_VALIDATOR_V2: Final = _build_validator(SCHEMA_V2_PATH)
 _DEFS: Final[dict[str, Any]] = cast(dict[str, Any], _VALIDATOR.schema)["$defs"]
+_DEFS_V2: Final[dict[str, Any]] = cast(dict[str, Any], _VALIDATOR_V2.schema)["$defs"]
 _EVENT_TYPES: Final = frozenset(_DEFS["event_type"]["enum"])
+_EVENT_TYPES_V2: Final = frozenset(_DEFS_V2["event_type"]["enum"])
 
 _SHOW = reprlib.Repr()
 _SHOW.maxstring = 60
@@ -255,8 +263,16 @@ def nesting_exceeds(text: str, limit: int) -> bool:
 # --- validating one event ------------------------------------------------------------------------
 
 
+def is_version_2(raw: dict[Any, object]) -> bool:
+    """Whether ``raw`` is checked against version 2: it says so (``2``, or ``2.0``, which JSON
+    Schema counts as the integer 2), or it is a heartbeat, a kind version 1 does not have."""
+    version = raw.get("schema_version")
+    said_2 = type(version) in (int, float) and version == 2  # not bool: True == 1 in Python
+    return said_2 or raw.get("type") == HEARTBEAT
+
+
 def validate_table_event(raw: object) -> dict[str, object]:
-    """Check `raw` (a decoded JSON value) against the version 1 contract; return the event.
+    """Check `raw` (a decoded JSON value) against its version of the contract; return the event.
 
     The result is a new dict with defaults filled (``schema_version`` 1; ``on`` "own" for a
     ``wager_placed``) and integer fields written as JSON ``3.0`` made ints. Nested values are shared
@@ -268,14 +284,16 @@ def validate_table_event(raw: object) -> dict[str, object]:
     if not all(isinstance(key, str) for key in raw):
         msg = "event: every key must be a string"
         raise InvalidEvent(msg)
+    v2 = is_version_2(raw)
     try:
-        errors = list(_VALIDATOR.iter_errors(raw))
+        errors = list((_VALIDATOR_V2 if v2 else _VALIDATOR).iter_errors(raw))
     except RecursionError as exc:
         msg = "event: nested too deeply to be a table event"
         raise InvalidEvent(msg) from exc
     if errors:
         kind = raw.get("type")
-        prefix = kind if isinstance(kind, str) and kind in _EVENT_TYPES else "event"
+        known = _EVENT_TYPES_V2 if v2 else _EVENT_TYPES
+        prefix = kind if isinstance(kind, str) and kind in known else "event"
         worst = min(errors, key=lambda e: (len(e.path), _KEYWORD_RANK.get(str(e.validator), 3)))
         raise InvalidEvent(_describe(prefix, worst))
     event: dict[str, object] = dict(raw)

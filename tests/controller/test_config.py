@@ -245,3 +245,21 @@ def test_dropping_a_table_mid_round_leaves_the_round_voidable() -> None:
         assert "tcp-8" in refusals[0].reason
     else:  # still accepting the round's own events is the other
         scenario.when(voided()).then(accepted(), meter_is("tcp-progressive-5", "5000.00"))
+
+
+def test_the_silence_limit_defaults_to_30_seconds_and_may_be_set() -> None:
+    assert load_floor_config(SMALL, "small.toml").communication.table_silence_limit_seconds == 30
+    text = SMALL + "\n[communication]\ntable_silence_limit_seconds = 12\n"
+    assert load_floor_config(text, "small.toml").communication.table_silence_limit_seconds == 12
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1.5", '"30"', "true", "86401"])
+def test_a_wrong_silence_limit_is_named(value: str) -> None:
+    error = refusal(SMALL + f"\n[communication]\ntable_silence_limit_seconds = {value}\n")
+    assert "communication.table_silence_limit_seconds" in str(error)
+    assert "a whole number from 1 to 86400" in str(error)
+
+
+def test_an_unknown_communication_key_is_named() -> None:
+    error = refusal(SMALL + "\n[communication]\nsilence = 30\n")
+    assert "communication.silence" in str(error)

@@ -111,6 +111,12 @@ def _wager(**fields: object) -> Event:
     return mine(2, "wager_placed", seat=1, wager="progressive", amount="1.00") | fields
 
 
+def _heartbeat(**fields: object) -> Event:
+    """A contract version 2 heartbeat from the table (no round, no seq)."""
+    beat: Event = {"event_id": MINE, "type": "heartbeat", "table_id": TABLE}
+    return beat | {"occurred_at": "2026-11-29T16:00:00Z", "schema_version": 2} | fields
+
+
 def _raw_event(*fields: bytes) -> bytes:
     """A round_opened written by hand, with extra raw members (for what json.dumps cannot say)."""
     head = (
@@ -249,7 +255,15 @@ EVENTS: Final = (
     _event("type-key-in-cyrillic", {"t\u0443pe": "round_opened"}, "required field is missing"),
     _event("type-unknown", _opened(type="jackpot_hit"), "is not one of the event types"),
     _event("type-wrong-case", _opened(type="Round_Opened"), "is not one of the event types"),
-    _event("schema-version-2", _opened(schema_version=2), "is not schema version 1"),
+    _event("schema-version-3", _opened(schema_version=3), "is not schema version 1"),
+    _event(
+        "heartbeat-without-version",
+        {k: v for k, v in _heartbeat().items() if k != "schema_version"},
+        "heartbeat.schema_version: required field is missing",
+    ),
+    _event("heartbeat-version-1", _heartbeat(schema_version=1), "is not schema version 2"),
+    _event("heartbeat-with-a-seq", _heartbeat(seq=9), "heartbeat.seq: unknown field"),
+    _event("heartbeat-with-a-round", _heartbeat(round_id="R1"), "heartbeat.round_id: unknown"),
     _event("occurred-at-february-30", _opened(occurred_at="2026-02-30T00:00:00Z"), _DATE),
     _event("occurred-at-leap-second", _opened(occurred_at="2026-12-31T23:59:60Z"), _DATE),
     _event("occurred-at-without-offset", _opened(occurred_at="2026-11-29T16:00:00"), _DATE),
@@ -276,6 +290,7 @@ EVENTS: Final = (
 
 CORE: Final = (
     _core("unknown-table", _opened(table_id="tcp-99"), "unknown table 'tcp-99'"),
+    _core("heartbeat-unknown-table", _heartbeat(table_id="tcp-99"), "unknown table 'tcp-99'"),
     _core("game-the-table-does-not-deal", _opened(game="lunar_poker"), "plays three_card_poker"),
     _core("seat-8-at-a-7-seat-table", _wager(seat=8), "does not exist at table", OPENED),
     _core("wager-after-lock", _wager(seq=5, seat=2), "wager after wagers_locked", LOCKED),

@@ -43,6 +43,10 @@ EXPORTED = frozenset(
         "jackpot_consumer_lag",
         "jackpot_last_event_timestamp_seconds",
         "jackpot_signage_dirty_meters",
+        "jackpot_progressive_unplayable",
+        "jackpot_meter_unplayable_tables",
+        "jackpot_table_silence_seconds",
+        "jackpot_heartbeats_total",
     }
 )
 HISTOGRAMS = frozenset({"jackpot_ingest_seconds", "jackpot_processing_seconds"})

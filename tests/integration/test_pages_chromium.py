@@ -6,6 +6,10 @@ reset value), and the screenshots are checked. Then the server process is frozen
 no data and no heartbeat the sign must replace every number by its stale fault, and come back
 when the process resumes. Surveillance lists the hit with its cards, pending validation.
 Skipped without Chromium; a failure when ``CI`` is set.
+
+A started controller knows no table until it speaks (issue 7), so every table sends a heartbeat
+first, under a silence limit of an hour (`LONG_LIMIT`): this test is about the sign, not about
+silence (tests/integration/test_pages_liveness.py is).
 """
 
 from __future__ import annotations
@@ -44,12 +48,49 @@ def free_port() -> int:
         return port
 
 
+def floor_config(tmp_path: Path, limit_seconds: int) -> Path:
+    """The example floor with a silence limit of ``limit_seconds``, as a file in ``tmp_path``."""
+    path = tmp_path / f"floor-{limit_seconds}.toml"
+    text = CONFIG.read_text(encoding="utf-8")
+    path.write_text(
+        text.replace(
+            "table_silence_limit_seconds = 30", f"table_silence_limit_seconds = {limit_seconds}"
+        ),
+        encoding="utf-8",
+    )
+    return path
+
+
+LONG_LIMIT = 3_600
+
+
+def heartbeats(tables: Iterator[str] | list[str], n: int = 1) -> list[dict[str, object]]:
+    """One heartbeat per table (contract version 2)."""
+    return [
+        {
+            "event_id": f"hb-{table}-{n}",
+            "type": "heartbeat",
+            "table_id": table,
+            "occurred_at": "2026-11-29T16:00:00Z",
+            "schema_version": 2,
+        }
+        for table in tables
+    ]
+
+
+TABLES = [f"tcp-{n}" for n in range(1, 9)]
+
+
 @contextmanager
-def serving(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`jackpot serve` (with the page routes) on a free loopback port, until the block ends."""
+def serving(
+    tmp_path: Path, config: Path | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`jackpot serve` (with the page routes) on a free loopback port, until the block ends; by
+    default over the example floor with a silence limit of an hour."""
     port, output = free_port(), tmp_path / "serve.log"
+    config = config or floor_config(tmp_path, LONG_LIMIT)
     command = [
-        *(sys.executable, "-m", "streams.serve_cmd", "--config", str(CONFIG)),
+        *(sys.executable, "-m", "streams.serve_cmd", "--config", str(config)),
         *("--db", str(tmp_path / "jackpot.db"), "--tokens", str(tmp_path / "tokens.json")),
         *("--port", str(port)),
     ]
@@ -227,6 +268,7 @@ def test_signage_and_surveillance_in_chromium(tmp_path: Path) -> None:
     reader = add_token(token_file, "lobby-sign", "read_only")
     supervisor = add_token(token_file, "floor-sup-ann", "supervisor")
     with serving(tmp_path) as (base, server), chromium(executable, tmp_path / "profile") as browser:
+        post(base, device, heartbeats(TABLES))
         query = f"token={reader}&meters={METERS}&stale_after_seconds=4&celebrate_seconds=4"
         browser.open(f"{base}/signage?{query}")
         sign_rises_then_celebrates_and_resets(browser, base, device, tmp_path)

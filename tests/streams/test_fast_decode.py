@@ -5,6 +5,8 @@ mutates them (wrong types, missing and unknown fields, bad amounts, cards, seats
 strings, repeated keys, escapes, broken JSON); for each line and each parsed object the fast and the
 schema verdicts must be equal, and the fast path may *vouch* (skip the schema) only for events the
 schema accepts. A second set checks the structs mirror the schema file constraint by constraint.
+Events of both contract versions are made: version 1 (``schema_version`` 1 or absent), version 2
+(``schema_version`` 2) and the version 2 ``heartbeat``.
 """
 
 from __future__ import annotations
@@ -23,24 +25,34 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.errors import InvalidEvent
-from controller.table_events import from_contract
 from streams import fast_decode
 from streams.fast_decode import (
     CARD_TEXTS,
     TARGET_TEXTS,
     decode_event,
     decode_line,
+    to_event,
     try_decode_line,
     try_validate,
     validate_event,
     validate_to_event,
 )
-from streams.validation import SCHEMA_DIR, SCHEMA_PATH, parse_json_line, validate_table_event
+from streams.liveness import Heartbeat
+from streams.validation import (
+    SCHEMA_DIR,
+    SCHEMA_PATH,
+    SCHEMA_V2_PATH,
+    parse_json_line,
+    validate_table_event,
+)
 
 Line = bytes | str
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-DEFS: dict[str, Any] = SCHEMA["$defs"]
+V1_DEFS: dict[str, Any] = SCHEMA["$defs"]
+# Version 2 is version 1 plus the heartbeat: its $defs hold every kind.
+DEFS: dict[str, Any] = json.loads(SCHEMA_V2_PATH.read_text(encoding="utf-8"))["$defs"]
 KINDS: tuple[str, ...] = tuple(DEFS["event_type"]["enum"])
+ROUND_KINDS: tuple[str, ...] = tuple(V1_DEFS["event_type"]["enum"])
 SEAT_KEYS = tuple(str(seat) for seat in range(1, 13))
 FIELDS = sorted({name for kind in KINDS for name in DEFS[kind]["properties"]})
 
@@ -65,7 +77,7 @@ def check_line(line: Line) -> tuple[bool, object]:
         assert expected[0], f"the fast path vouched for a line the schema refuses: {line!r}"
     if expected[0]:
         assert isinstance(expected[1], dict)
-        assert decode_event(line) == from_contract(expected[1])
+        assert decode_event(line) == to_event(expected[1])
     else:
         assert outcome(decode_event, line) == expected
     return expected
@@ -79,7 +91,7 @@ def check_raw(raw: object) -> tuple[bool, object]:
         assert expected[0], f"the fast path vouched for a value the schema refuses: {raw!r}"
     if expected[0]:
         assert isinstance(expected[1], dict)
-        assert validate_to_event(raw) == from_contract(expected[1])
+        assert validate_to_event(raw) == to_event(expected[1])
     else:
         assert outcome(validate_to_event, raw) == expected
     return expected
@@ -162,22 +174,24 @@ BODIES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "round_voided": st.fixed_dictionaries(
         {"reason": st.one_of(st.sampled_from(["misdeal", "deck short"]), reasons)}
     ),
+    "heartbeat": st.fixed_dictionaries({}),
 }
 
 
 @st.composite
 def events(draw: st.DrawFn) -> dict[str, Any]:
     kind = draw(st.sampled_from(KINDS))
-    head = {
-        "event_id": draw(event_ids),
-        "type": kind,
-        "table_id": draw(idents),
+    head: dict[str, Any] = {"event_id": draw(event_ids), "type": kind, "table_id": draw(idents)}
+    if kind == "heartbeat":  # version 2 only; no round, no seq
+        return head | {"occurred_at": draw(instants()), "schema_version": 2}
+    head |= {
         "round_id": draw(idents),
         "seq": draw(st.integers(0, 2**53 - 1)),
         "occurred_at": draw(instants()),
     }
-    if draw(st.booleans()):
-        head["schema_version"] = 1
+    version = draw(st.sampled_from([None, 1, 2]))
+    if version is not None:
+        head["schema_version"] = version
     return head | draw(BODIES[kind])
 
 
@@ -229,7 +243,7 @@ BAD: dict[str, list[object]] = {
         "2026-11-29T16:00:00.Z", "2026-13-01T00:00:00Z",
     ],
     "random_seat": [0, 13, "0", "13", "01", "Dealer", True, 2.0, None, "dealer ", 12, "12"],
-    "schema_version": [2, "1", 1.0, True, 0, None],
+    "schema_version": [2, 3, "1", "2", 1.0, 2.0, True, 0, None],
     "on": ["house", "seat:0", "seat:13", "seat:01", "dealer ", "OWN", "seat:7", "own\n"],
     "reason": ["", "r" * 501, "r" * 500, "\u00e9" * 500, "a\nb", "\u202e", "\x7f", "\x85", "t\tb"],
     "wager": ["Pair Plus", "1abc", "a" * 41, "_x", "", "ante"],
@@ -314,9 +328,10 @@ def broken_lines(draw: st.DrawFn) -> Line:
     if damage == "control":
         return text.replace('"' + str(event["event_id"])[:1], '"\t' + str(event["event_id"])[:1], 1)
     if damage == "nan":
+        number = "seq" if "seq" in event else "schema_version"  # a heartbeat has no seq
         return text.replace(
-            f'"seq":{event["seq"]}',
-            f'"seq":{draw(st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999"]))}',
+            f'"{number}":{event[number]}',
+            f'"{number}":{draw(st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999"]))}',
         )
     if damage == "trailing":
         return text + draw(st.sampled_from(["x", "}", ",", " \n", "{}"]))
@@ -507,13 +522,76 @@ def _same_constraint(schema: dict[str, Any], info: msgspec.inspect.Type, where: 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_each_struct_has_the_schema_fields_required_and_constraints(kind: str) -> None:
-    struct = next(cls for cls in fast_decode._KIND_STRINGS if cls.__struct_config__.tag == kind)
+    """A version 1 kind's struct serves both versions: version 1's fields and required ones (a
+    version is optional there), and a schema_version that is either version's constant."""
+    struct = fast_decode._BY_TYPE[kind]
     info = msgspec.inspect.type_info(struct)
     assert isinstance(info, msgspec.inspect.StructType)
-    definition = DEFS[kind]
+    definition = V1_DEFS[kind] if kind in ROUND_KINDS else DEFS[kind]
     assert {f.name for f in info.fields} | {"type"} == set(definition["properties"])
     assert {f.name for f in info.fields if f.required} | {"type"} == set(definition["required"])
     assert info.forbid_unknown_fields
     assert definition["additionalProperties"] is False
     for field in info.fields:
-        _same_constraint(definition["properties"][field.name], field.type, f"{kind}.{field.name}")
+        where = f"{kind}.{field.name}"
+        if field.name == "schema_version" and kind in ROUND_KINDS:
+            assert isinstance(field.type, msgspec.inspect.LiteralType), where
+            versions = {V1_DEFS["schema_version"]["const"], DEFS["schema_version"]["const"]}
+            assert set(field.type.values) == versions == {1, 2}, where
+            assert "schema_version" in DEFS[kind]["required"], where
+            continue
+        _same_constraint(definition["properties"][field.name], field.type, where)
+
+
+HEARTBEAT = {
+    "event_id": "hb-1",
+    "type": "heartbeat",
+    "table_id": "TCP-07",
+    "occurred_at": "2026-11-29T16:03:10Z",
+    "schema_version": 2,
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({}, ""),
+        ({"schema_version": None}, "heartbeat.schema_version: required field is missing"),
+        ({"schema_version": 1}, "heartbeat.schema_version: 1 is not schema version 2"),
+        ({"schema_version": 2.0}, ""),
+        ({"seq": 3}, "heartbeat.seq: unknown field; heartbeat has only event_id, type"),
+        ({"round_id": "r-1"}, "heartbeat.round_id: unknown field"),
+        ({"table_id": "TCP 07"}, "heartbeat.table_id: 'TCP 07' is not a table id"),
+        ({"occurred_at": "2026-02-30T16:00:00Z"}, "heartbeat.occurred_at: '2026-02-30T16:00:00Z'"),
+        ({"event_id": None}, "heartbeat.event_id: required field is missing"),
+    ],
+)
+def test_a_heartbeat_gets_the_same_verdict_and_reason_from_both_doors(
+    change: dict[str, object], message: str
+) -> None:
+    raw = {k: v for k, v in (HEARTBEAT | change).items() if v is not None}
+    accepted, result = check_raw(raw)
+    assert check_line(json.dumps(raw)) == (accepted, result)
+    assert accepted == (message == "")
+    if accepted:
+        assert validate_to_event(raw) == Heartbeat(
+            event_id="hb-1", table_id="TCP-07", occurred_at="2026-11-29T16:03:10Z"
+        )
+        assert result == raw | {"schema_version": 2}
+    else:
+        assert str(result).startswith(message), result
+
+
+def test_the_fast_path_vouches_for_a_plain_heartbeat_and_a_version_2_round_event() -> None:
+    assert try_decode_line(json.dumps(HEARTBEAT)) is not None
+    locked = {
+        "event_id": "e",
+        "type": "wagers_locked",
+        "table_id": "t",
+        "round_id": "r",
+        "seq": 1,
+        "occurred_at": "2026-11-29T16:02:10Z",
+        "schema_version": 2,
+    }
+    assert try_decode_line(json.dumps(locked)) is not None
+    assert decode_line(json.dumps(locked)) == locked

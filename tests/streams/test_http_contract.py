@@ -18,7 +18,7 @@ from jsonschema import Draft202012Validator
 from starlette.routing import Route
 
 from streams.http_routes_openapi import openapi_document
-from streams.validation import SCHEMA_PATH
+from streams.validation import SCHEMA_PATH, SCHEMA_V2_PATH, is_version_2
 from tests.streams.http_support import AKQ_SPADES, ROOT, Api, auth, full_round, open_api
 
 Document = dict[str, Any]
@@ -85,14 +85,20 @@ def test_every_reference_resolves_and_every_schema_is_valid(document: Document) 
 def test_the_embedded_table_event_contract_judges_its_examples_as_the_file_does(
     document: Document,
 ) -> None:
-    contract = Draft202012Validator(json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
-    embedded = Draft202012Validator(
-        {"$ref": "#/components/schemas/TableEvent", "components": document["components"]}
-    )
+    def validators(name: str, path: Path) -> tuple[Draft202012Validator, Draft202012Validator]:
+        contract = Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+        embedded = Draft202012Validator(
+            {"$ref": f"#/components/schemas/{name}", "components": document["components"]}
+        )
+        return contract, embedded
+
+    v1, v2 = validators("TableEvent", SCHEMA_PATH), validators("TableEventV2", SCHEMA_V2_PATH)
     examples = sorted((ROOT / "schemas" / "examples").glob("*.json"))
     assert len(examples) > 10
     for path in examples:
-        instance = json.loads(path.read_text(encoding="utf-8"))
+        document_or_event = json.loads(path.read_text(encoding="utf-8"))
+        instance = document_or_event.get("event", document_or_event)
+        contract, embedded = v2 if is_version_2(instance) else v1
         verdict = embedded.is_valid(instance)
         assert verdict == contract.is_valid(instance), path.name
         assert verdict == path.name.endswith(".valid.json"), path.name

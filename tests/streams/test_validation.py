@@ -116,7 +116,7 @@ def test_non_string_keys_are_refused() -> None:
         ("table_id", "TCP 07", "wager_placed.table_id: 'TCP 07' is not a table id"),
         ("round_id", "", "wager_placed.round_id: '' is not a round id"),
         ("event_id", "x" * 129, "wager_placed.event_id: 'xxx"),
-        ("schema_version", 2, "wager_placed.schema_version: 2 is not schema version 1"),
+        ("schema_version", 3, "wager_placed.schema_version: 3 is not schema version 1"),
     ],
 )
 def test_bad_values_name_the_field_and_the_expectation(
