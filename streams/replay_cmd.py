@@ -2,7 +2,8 @@
 
 The file is read line by line; each line is checked against the schema (`streams.validation`) and
 then decided by the core. A line that fails either is listed under "rejected" with its reason and
-changes nothing. Same input, same bytes out: the output has no clock, no randomness, no set order.
+changes nothing; a valid heartbeat (contract v2) changes nothing either and is skipped.
+Same input, same bytes out: the output has no clock, no randomness, no set order.
 """
 
 from __future__ import annotations
@@ -80,15 +81,24 @@ def _commands(lines: Any) -> Iterator[Command | EventRejected]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        yield parse_line(line, f"line:{number}")
+        command = parse_line(line, f"line:{number}")
+        if command is not None:
+            yield command
 
 
-def parse_line(line: bytes | str, fallback_id: str) -> Command | EventRejected:
-    """A table event from one JSON line, or an `EventRejected` naming why it cannot be one."""
+def parse_line(line: bytes | str, fallback_id: str) -> Command | EventRejected | None:
+    """A table event from one JSON line, or an `EventRejected` naming why it cannot be one.
+
+    None for a valid heartbeat (contract v2): it only says the table was alive, which the engines
+    note for playability and never log, so a capture of a device's feed replays without it.
+    """
     raw: object = None
     try:
         raw = parse_json_line(line)
-        return from_contract(validate_table_event(raw))
+        checked = validate_table_event(raw)
+        if checked.get("type") == "heartbeat":
+            return None
+        return from_contract(checked)
     except RuleViolation as exc:
         event_id = raw.get("event_id") if isinstance(raw, dict) else None
         table_id = raw.get("table_id") if isinstance(raw, dict) else None

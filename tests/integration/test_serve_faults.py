@@ -223,6 +223,7 @@ def _pure_state(lines: list[bytes]) -> FloorState:
     state, _ = run([activate])
     for number, line in enumerate(lines, start=1):
         command = parse_line(line, f"line:{number}")
+        assert command is not None, line  # the input holds no heartbeats
         assert not isinstance(command, EventRejected), command  # the service accepted it
         state, _ = run([command], state)
     return state
