@@ -22,6 +22,9 @@ if [[ ! -s var/run-tokens.env ]]; then
 fi
 # shellcheck disable=SC1091
 source var/run-tokens.env
+# A demo: each run starts a fresh log, since the simulated devices count their seq from 1 again
+# (a real device never does) and a kept log would refuse them.
+rm -f var/jackpot.db var/jackpot.db-*
 $JACKPOT serve --config "$CONFIG" --db var/jackpot.db --tokens var/tokens.json --port "$PORT" \
   --log-level warning &
 SERVER=$!
@@ -40,5 +43,11 @@ $JACKPOT simulate --config "$CONFIG" --rounds "$ROUNDS" --forced-hands "${FORCED
   --post "$BASE" --token "$DEVICE"
 curl -fsS -H "Authorization: Bearer $READER" "$BASE/v1/meters"
 echo
-echo "The floor has played $ROUNDS rounds per table; the service keeps running. Ctrl-C to stop."
+# Idle tables still say they are alive (contract v2 heartbeats), so the signs stay in play.
+$JACKPOT simulate --config "$CONFIG" --rounds 0 --post "$BASE" --token "$DEVICE" \
+  --keep-alive "${KEEP_ALIVE:-10}" 2>/dev/null &
+BEATS=$!
+trap 'kill -TERM $BEATS $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT INT TERM
+echo "The floor has played $ROUNDS rounds per table; its tables now send heartbeats and the"
+echo "service keeps running. Ctrl-C to stop."
 wait $SERVER

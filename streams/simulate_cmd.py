@@ -20,6 +20,7 @@ import httpx
 
 from controller.config import FloorConfig, load_floor_config
 from controller.errors import ConfigError, JackpotError
+from streams.sim_heartbeat import keep_alive
 from streams.sim_post import RetryingPoster, RetryPolicy
 from streams.simulator import (
     AKQ_SPADES,
@@ -54,6 +55,13 @@ def add_parser(sub: Any) -> None:
         default=300.0,
         metavar="SECONDS",
         help="re-send an unanswered batch (same event ids) for this long (default 300)",
+    )
+    parser.add_argument(
+        "--keep-alive",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="with --post: after the rounds, a heartbeat per table every SECONDS until stopped",
     )
     parser.add_argument("--seed", type=int, default=None, help="repeatable run (not honest)")
     parser.add_argument(
@@ -99,7 +107,10 @@ def handle(args: argparse.Namespace) -> int:
     simulator = FloorSimulator(sim_tables(config), rng, start, forced_hands=forced)
     if args.post:
         policy = RetryPolicy(retry_for=args.retry_for)
-        return post_events(simulator.rounds(args.rounds), args.post, args.token, args.batch, policy)
+        tables = list(config.tables) if args.keep_alive > 0 else []
+        events = simulator.rounds(args.rounds)
+        keep = (tables, args.keep_alive)
+        return post_events(events, args.post, args.token, args.batch, policy, keep=keep)
     count = write_jsonl(simulator.rounds(args.rounds), args.out)
     print(f"jackpot simulate: {count} events to {args.out}", file=sys.stderr)
     return 0
@@ -111,9 +122,12 @@ def post_events(
     token: str,
     batch: int,
     policy: RetryPolicy | None = None,
+    *,
+    keep: tuple[list[str], float] = ([], 0.0),
 ) -> int:
     """Post in batches, as table devices would: a batch that got no answer is re-sent unchanged
-    until the service acknowledges it (`streams.sim_post`), so nothing is lost or applied twice."""
+    until the service acknowledges it (`streams.sim_post`), so nothing is lost or applied twice.
+    ``keep``: tables that then send heartbeats every so many seconds until interrupted."""
     headers = {"Authorization": f"Bearer {token}"}
     timeout = httpx.Timeout(30.0, connect=5.0)
     with httpx.Client(base_url=url.rstrip("/"), headers=headers, timeout=timeout) as client:
@@ -122,13 +136,22 @@ def post_events(
         try:
             while chunk := list(itertools.islice(iterator, batch)):
                 poster.post(chunk)
+            if keep[0]:
+                _report(url, poster)
+                keep_alive(poster, keep[0], keep[1])
+        except KeyboardInterrupt:
+            return 0
         except JackpotError as exc:
             print(f"jackpot simulate: {exc}", file=sys.stderr)
             return 2
+    _report(url, poster)
+    return 0 if poster.stats.results["rejected"] == 0 else 1
+
+
+def _report(url: str, poster: RetryingPoster) -> None:
     stats = poster.stats
     print(
         f"jackpot simulate: posted to {url}: {dict(stats.results)}; "
         f"{stats.retries} retries, {stats.duplicates_after_retry} already applied",
         file=sys.stderr,
     )
-    return 0 if stats.results["rejected"] == 0 else 1
