@@ -60,8 +60,13 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 #: SIGKILLs sent by the test (the injected kill of the first worker comes on top).
 KILLS = 21
 #: Faults in order: the broker is crashed after the 7th kill and restarted after the 14th.
-FAULTS = ("kill",) * 7 + ("broker-crash",) + ("kill",) * 7 + ("broker-restart",)
-FAULTS += ("kill",) * (KILLS - FAULTS.count("kill"))
+FAULTS: tuple[str, ...] = (
+    *(("kill",) * 7),
+    "broker-crash",
+    *(("kill",) * 7),
+    "broker-restart",
+    *(("kill",) * (KILLS - 14)),
+)
 #: Records the worker must commit past the previous fault's mark before the next fault: proof
 #: that the restarted worker got through start-up and did work.
 PROGRESS_BETWEEN_FAULTS = 100
