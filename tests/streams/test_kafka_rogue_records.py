@@ -16,8 +16,9 @@ from typing import Any, cast
 import pytest
 
 from controller.config import load_floor_config
+from controller.errors import InvalidEvent
 from streams.kafka_batch import progress_key
-from streams.kafka_codec import Output, SourcePos
+from streams.kafka_codec import Output, SourcePos, op_from_bytes
 from streams.kafka_rounds import RoundProcessor, table_record_from_bytes
 from streams.kafka_topics import TopicNames
 from tests.hostile.corpus import by_name
@@ -106,3 +107,9 @@ def test_a_record_keyed_like_a_progress_mark_is_not_read_as_a_table_state() -> N
         bootstrap="",
     )
     assert stage._load(progress_key(0)) is None  # the lookup is what broke
+
+
+def test_a_deeply_nested_meter_claim_is_invalid_not_a_crash() -> None:
+    """The meter processor dead-letters an `InvalidEvent`; a RecursionError failed its batch."""
+    with pytest.raises(InvalidEvent, match="not a meter operation"):
+        op_from_bytes(b"[" * 100_000 + b"]" * 100_000)
