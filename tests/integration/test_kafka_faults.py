@@ -184,8 +184,8 @@ def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
     with capsys.disabled():
         print(
             f"\nkafka faults (FAULT_SEED={seed}): {faults.kills + 1} worker kills survived "
-            f"(1 injected + {faults.kills} SIGKILLs at committed offsets {faults.marks}), "
-            f"1 broker crash + 1 broker restart, {faults.stalls} stalled worker(s), "
+            f"(1 injected + {faults.kills} SIGKILLs), 1 broker crash + 1 broker restart, at "
+            f"committed offsets {faults.marks}; {faults.stalls} stalled worker(s), "
             f"{worker.starts} worker starts; {len(feeder.lines)} input lines, {fold.records} "
             f"records on the events topic, {fold.duplicates} re-emitted and folded once, "
             f"{gaps} consumer gap(s) repaired; {time.monotonic() - started:.0f}s"
@@ -235,20 +235,26 @@ def _commit(bootstrap: str, names: TopicNames, offset: int) -> None:
 
 def _run_faults(worker: Worker, env: dict[str, str], rng: random.Random) -> FaultLog:
     """Each fault once the worker committed `PROGRESS_BETWEEN_FAULTS` more records."""
-    log, mark = FaultLog(), 0
+    log = FaultLog()
     for fault in FAULTS:
-        done = wait_for_progress(worker, mark + PROGRESS_BETWEEN_FAULTS, time.monotonic() + STALL_S)
-        if done < 0:  # stuck (e.g. after a broker fault): killing it is what a supervisor does
-            log.stalls += 1
-        mark = max(mark, done)
-        log.marks.append(mark)
-        if fault == "kill":
-            time.sleep(rng.uniform(0.0, KILL_JITTER_S))  # land anywhere in a batch
-            _kill(worker)
-            log.kills += 1
-        else:
+        _progress(worker, log)
+        if fault != "kill":
             _broker(env, ["kill", "start"] if fault == "broker-crash" else ["restart"])
+            continue
+        time.sleep(rng.uniform(0.0, KILL_JITTER_S))  # land anywhere in a batch
+        while not _kill(worker):  # it had just died by itself: kill the next one instead
+            _progress(worker, log)
+        log.kills += 1
     return log
+
+
+def _progress(worker: Worker, log: FaultLog) -> None:
+    """Until the worker committed `PROGRESS_BETWEEN_FAULTS` records past the last mark."""
+    mark = log.marks[-1] if log.marks else 0
+    done = wait_for_progress(worker, mark + PROGRESS_BETWEEN_FAULTS, time.monotonic() + STALL_S)
+    if done < 0:  # stuck (e.g. after a broker fault): killing it is what a supervisor does
+        log.stalls += 1
+    log.marks.append(max(mark, done))
 
 
 def _await_injected_kill(worker: Worker, deadline: float) -> None:
@@ -259,10 +265,13 @@ def _await_injected_kill(worker: Worker, deadline: float) -> None:
     assert worker.process.returncode == -9, f"no injected kill:\n{worker.logs()}"
 
 
-def _kill(worker: Worker) -> None:
-    if worker.alive():
+def _kill(worker: Worker) -> bool:
+    """SIGKILL the worker and start the next one; False if it was not running."""
+    running = worker.alive()
+    if running:
         worker.kill()
     worker.start()
+    return running
 
 
 def _broker(env: dict[str, str], commands: list[str]) -> None:

@@ -62,6 +62,9 @@ pytestmark = pytest.mark.integration
 BROKER_LIMIT = 1_048_588
 SIM_ROUNDS, SIM_SEED = 6, 20261129
 BROKER_REFUSED = "refused by the broker (record over max.message.bytes)"
+RESERVED = "record key '\\x00next:0' is not"  # the worker's own progress-mark key
+HUGE = f"record key '{chr(0xFFFD) * 64}' is not"  # quoted short, as the stage decodes it
+LAYERS = {"body": "door: bytes", "event": "door: contract", "core": "rules"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +91,8 @@ def rogue_records(stage: int) -> list[Record]:
         Record(table, None, "tombstone", "malformed JSON", embedded=False, layer="door: bytes"),
         Record(None, _opening("no-key", stage), "no-key", "record key None", embedded=False),
         Record(b"tcp-2", _opening("other", stage), "key-of-another-table", "key 'tcp-2'", False),
-        Record(b"\x00next:0", _opening("reserved", stage), "reserved-state-key", "key", False),
-        Record(b"\xff" * 400_000, _opening("huge", stage), "400kb-key-not-utf8", "key", False),
+        Record(b"\x00next:0", _opening("reserved", stage), "reserved-key", RESERVED, False),
+        Record(b"\xff" * 400_000, _opening("huge", stage), "400kb-key-not-utf8", HUGE, False),
         Record(
             table,
             b'{"table_id":"' + b"t" * 1_040_000 + b'"}',
@@ -122,9 +125,6 @@ def hostile_groups() -> list[list[Record]]:
         )
         groups.append([*map(_valid, placed.context), hostile, *map(_valid, placed.closing)])
     return [*groups, rogue_records(stage + 1)]
-
-
-LAYERS = {"body": "door: bytes", "event": "door: contract", "core": "rules"}
 
 
 def _valid(line: bytes) -> Record:
