@@ -186,7 +186,8 @@ def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
             f"\nkafka faults (FAULT_SEED={seed}): {faults.kills + 1} worker kills survived "
             f"(1 injected + {faults.kills} SIGKILLs), 1 broker crash + 1 broker restart, at "
             f"committed offsets {faults.marks}; {faults.stalls} stalled worker(s), "
-            f"{worker.starts} worker starts; {len(feeder.lines)} input lines, {fold.records} "
+            f"{worker.starts} worker starts ({worker.starts - 2 - faults.kills} after an exit "
+            f"of its own); {len(feeder.lines)} input lines, {fold.records} "
             f"records on the events topic, {fold.duplicates} re-emitted and folded once, "
             f"{gaps} consumer gap(s) repaired; {time.monotonic() - started:.0f}s"
         )
