@@ -176,7 +176,7 @@ def op_from_bytes(payload: bytes) -> MeterOp:
             occurred_at=str(body["occurred_at"]),
             claim=claim,
         )
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError) as exc:  # deep nesting: no crash
         msg = f"not a meter operation: {exc!r}"
         raise InvalidEvent(msg) from exc
 

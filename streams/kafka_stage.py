@@ -59,7 +59,9 @@ class Stage(Generic[R]):
         self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
 
     def _load(self, key: bytes | None) -> R | None:
-        stored = None if key is None else self._table.data.get(key)
+        """The key's state record; None for a reserved key (a rogue record keyed like a progress
+        mark must be refused by the processor, not decoded as state and crash the batch)."""
+        stored = None if key is None or is_reserved(key) else self._table.data.get(key)
         return None if stored is None else self._from_bytes(stored)
 
     async def run_batch(self, events: Sequence[Any]) -> None:

@@ -396,3 +396,60 @@ CORPUS: Final[tuple[Hostile, ...]] = (*BODIES, *EVENTS, *CORE, *FREE_TEXT)
 def by_name(name: str) -> Hostile:
     """One item of the corpus."""
     return next(item for item in CORPUS if item.name == name)
+
+
+#: Sequence numbers one stage of `staged` may use at `TABLE`.
+STAGE_SEQS: Final = 100
+#: What a staged item is refused with where a table with a history words it differently: a
+#: settlement of a round never opened names the table's (closed) current round, not "no round".
+STAGED_EXPECT: Final = {"settle-a-round-never-opened": "but the table's current round is"}
+
+
+@dataclass(frozen=True, slots=True)
+class Staged:
+    """A "core" item placed on a long stream where `TABLE` already has a history (`staged`)."""
+
+    context: tuple[bytes, ...]  # the item's `Hostile.before`, renamed for the stage
+    payload: bytes  # the item itself, renamed the same way
+    closing: tuple[bytes, ...]  # what ends the round again: a void, or nothing
+    expect: str  # `Hostile.expect` with the renamed ids
+
+
+def staged(item: Hostile, stage: int) -> Staged:
+    """``item`` as stage ``stage`` (1, 2, ...) of one stream through a single log.
+
+    A core item is only wrong *after* its context (``before``), which assumes a fresh table; on
+    one stream every item shares `TABLE`. Each stage therefore moves seqs up by ``stage *
+    STAGE_SEQS``, suffixes round ids and the context's ``ctx:`` event ids with ``.s<stage>``
+    (a round id and an event id may each be used once), and voids the round its context left in
+    play, so the next stage again starts at a table with no round. The item's meaning is kept:
+    a seq going backwards still goes backwards, a reused id is still the context's id.
+    """
+    if item.where != "core" or not isinstance(item.body, dict):
+        msg = f"{item.name}: only core items (dict bodies) depend on the table's history"
+        raise ValueError(msg)
+    context = tuple(_stage(event, stage) for event in item.before)
+    played = item.before and item.before[-1]["type"] != "round_settled"
+    void = ev(STAGE_SEQS - 1, "round_voided", reason="end of the stage")
+    return Staged(
+        context=tuple(_json(event) for event in context),
+        payload=_json(_stage(item.body, stage)),
+        closing=(_json(_stage(void, stage)),) if played else (),
+        expect=STAGED_EXPECT.get(item.name, item.expect).replace("'ctx:", f"'ctx.s{stage}:"),
+    )
+
+
+def _stage(event: Event, stage: int) -> Event:
+    out = dict(event)
+    seq, round_id, event_id = out.get("seq"), out.get("round_id"), out.get("event_id")
+    if isinstance(seq, int):
+        out["seq"] = seq + stage * STAGE_SEQS
+    if isinstance(round_id, str):
+        out["round_id"] = f"{round_id}.s{stage}"
+    if isinstance(event_id, str) and event_id.startswith("ctx:"):
+        out["event_id"] = f"ctx.s{stage}:{event_id[4:]}"
+    return out
+
+
+def _json(event: Event) -> bytes:
+    return json.dumps(event, ensure_ascii=False, allow_nan=False).encode("utf-8")

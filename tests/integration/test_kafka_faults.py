@@ -1,21 +1,26 @@
-"""Faults: SIGKILLed workers and a broker restart in the middle of a stream.
+"""Faults: one long simulated run with 20+ SIGKILLed workers and two broker restarts.
 
 A feeder produces a simulated floor faster than the worker can process it, so there is always a
-backlog; meanwhile the worker is SIGKILLed several times (no shutdown, no offset commit, buffered
-records lost) and restarted, and the broker is restarted once (``scripts/kafka.sh restart``).
-The first worker kills itself right after a batch's outputs were acknowledged and before its
-state was stored (``JACKPOT_KAFKA_KILL_AFTER_OUTPUTS``), the window where a redelivery re-emits
-records; the other kills land at random moments.
+backlog; meanwhile the worker is SIGKILLed `KILLS` times (no shutdown, no offset commit, buffered
+records lost) and restarted, the broker is crashed once (``scripts/kafka.sh kill`` then
+``start``: SIGKILL, no clean shutdown) and restarted gracefully once (``scripts/kafka.sh
+restart``). The first worker kills itself right after a batch's outputs were acknowledged and
+before its state was stored (``JACKPOT_KAFKA_KILL_AFTER_OUTPUTS``), the window where a redelivery
+re-emits records; every other kill lands at a random moment after the worker made progress (its
+committed offset moved), so each restarted worker does some work before it dies again: a kill on
+a fixed timer would mostly hit workers still joining the group.
+
 Afterwards: the workers' stored meters equal a fold of the events topic, which equals the pure
 replay of the same input to the cent; every input line was accepted exactly once or
 dead-lettered; no hit and no award appears twice; no step produced two different records.
 
 Table events use one partition so that the pure replay is the exact reference (see
-`test_kafka_parity` for the multi-partition checks).
+`test_kafka_parity` for the multi-partition checks). Only behaviour is relied on (committed
+offsets, topics, the worker's command line), not how the worker batches.
 
-The broker restart needs the broker `scripts/kafka.sh` manages at ``KAFKA_BOOTSTRAP``: the test
+The broker faults need the broker `scripts/kafka.sh` manages at ``KAFKA_BOOTSTRAP``: the test
 runs the script with the environment it was given (``KAFKA_PORT``, ``KAFKA_RUN_DIR``...) and
-refuses to touch a broker on another port.
+refuses to touch a broker on another port. ``FAULT_SEED`` repeats a run's random moments.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import random
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +57,29 @@ from tests.integration.test_kafka_parity import (
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-KILLS = 4
-#: Records the worker must commit between two faults, so each fault lands mid-stream.
-PROGRESS_BETWEEN_FAULTS = 1_200
+#: SIGKILLs sent by the test (the injected kill of the first worker comes on top).
+KILLS = 21
+#: Faults in order: the broker is crashed after the 7th kill and restarted after the 14th.
+FAULTS: tuple[str, ...] = (
+    *(("kill",) * 7),
+    "broker-crash",
+    *(("kill",) * 7),
+    "broker-restart",
+    *(("kill",) * (KILLS - 14)),
+)
+#: Records the worker must commit past the previous fault's mark before the next fault: proof
+#: that the restarted worker got through start-up and did work.
+PROGRESS_BETWEEN_FAULTS = 100
+#: The kill lands this long (uniformly drawn) after that progress was seen: anywhere in a batch.
+KILL_JITTER_S = 0.6
+#: A worker that makes no progress this long after a fault is killed anyway (counted: stalls).
+STALL_S = 60.0
+#: ~20,000 lines, so every fault lands mid-stream: 23 faults used 7,000-10,000 as measured
+#: (a restarted worker's first batch takes up to --batch, 500, of the backlog).
+ROUNDS = 100
 CHUNK, CHUNK_PAUSE_S = 400, 0.3
 SKIPPED = 300
+BROKER_TRIES = 10
 
 
 def managed_broker_env(bootstrap: str) -> dict[str, str]:
@@ -111,47 +134,66 @@ def committed(bootstrap: str, group: str, topic: str) -> int:
         consumer.close()
 
 
+@dataclass
+class FaultLog:
+    """What the fault loop did: the committed offset at each fault, and stalled workers."""
+
+    marks: list[int] = field(default_factory=list)
+    kills: int = 0
+    stalls: int = 0
+
+
 def wait_for_progress(worker: Worker, mark: int, deadline: float) -> int:
-    """Until the worker committed ``mark`` table events (restarting it if it died)."""
+    """Until the worker committed ``mark`` table events (restarting it if it died); the
+    committed offset then, or -1 if ``deadline`` passed first."""
     names = worker.names
     while True:
         if not worker.alive():
             worker.start()
         done = committed(worker.bootstrap, names.app_id, names.table_events)
-        if done >= mark or time.monotonic() > deadline:
+        if done >= mark:
             return done
-        time.sleep(0.25)
+        if time.monotonic() > deadline:
+            return -1
+        time.sleep(0.1)
 
 
-def test_sigkills_and_a_broker_restart_lose_nothing_and_pay_nothing_twice(
+def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bootstrap = require_kafka()
     env = managed_broker_env(bootstrap)
     started = time.monotonic()
-    events = simulate(tmp_path, rounds=50, seed=4242)
+    seed = int(os.environ.get("FAULT_SEED") or random.randrange(1_000_000))
+    events = simulate(tmp_path, rounds=ROUNDS, seed=4242)
     names = deploy(bootstrap, table_partitions=1)
     worker = Worker(bootstrap, names, tmp_path)
     feeder = Feeder(bootstrap, names, events)
     worker.start({KILL_AFTER_OUTPUTS_ENV: "4"})
     feeder.start()
-    faults = ["kill", "kill", "broker", *["kill"] * (KILLS - 2)]
     try:
-        marks = _run_faults(worker, faults, env, time.monotonic() + 150)
+        _await_injected_kill(worker, time.monotonic() + 120)
+        faults = _run_faults(worker, env, random.Random(seed))
         feeder.join(timeout=180)
         assert feeder.error is None, feeder.error
-        wait_caught_up(worker, timeout=150)
+        wait_caught_up(worker, timeout=180)
     finally:
         worker.stop()
     fold = _check(bootstrap, names, events)
     assert fold.duplicates > 0  # the injected kill made a redelivery re-emit records
+    assert faults.kills == KILLS >= 20
+    too_short = f"the input ran out before the faults ({faults.marks}): raise ROUNDS"
+    assert max(faults.marks) < len(feeder.lines), too_short  # every fault landed mid-stream
+    gaps = worker.logs(None).count("repaired: Gap")
     with capsys.disabled():
         print(
-            f"\nkafka faults: {len(feeder.lines)} input lines; 1 injected and {KILLS} SIGKILLs "
-            f"and 1 broker restart (at committed offsets {marks}), {worker.starts} worker starts; "
-            f"{fold.records} records on the events topic, {fold.duplicates} re-emitted and "
-            f"folded once, {worker.logs(None).count('repaired: Gap')} consumer gap(s) repaired; "
-            f"{time.monotonic() - started:.0f}s"
+            f"\nkafka faults (FAULT_SEED={seed}): {faults.kills + 1} worker kills survived "
+            f"(1 injected + {faults.kills} SIGKILLs), 1 broker crash + 1 broker restart, at "
+            f"committed offsets {faults.marks}; {faults.stalls} stalled worker(s), "
+            f"{worker.starts} worker starts ({worker.starts - 2 - faults.kills} after an exit "
+            f"of its own); {len(feeder.lines)} input lines, {fold.records} "
+            f"records on the events topic, {fold.duplicates} re-emitted and folded once, "
+            f"{gaps} consumer gap(s) repaired; {time.monotonic() - started:.0f}s"
         )
 
 
@@ -196,31 +238,62 @@ def _commit(bootstrap: str, names: TopicNames, offset: int) -> None:
         consumer.close()
 
 
-def _run_faults(
-    worker: Worker, faults: list[str], env: dict[str, str], deadline: float
-) -> list[int]:
-    actions: dict[str, Callable[[], None]] = {
-        "kill": lambda: _kill(worker),
-        "broker": lambda: _restart_broker(env),
-    }
-    marks, mark = [], 0
-    for fault in faults:
-        mark = wait_for_progress(worker, mark + PROGRESS_BETWEEN_FAULTS, deadline)
-        marks.append(mark)
-        actions[fault]()
-    return marks
+def _run_faults(worker: Worker, env: dict[str, str], rng: random.Random) -> FaultLog:
+    """Each fault once the worker committed `PROGRESS_BETWEEN_FAULTS` more records."""
+    log = FaultLog()
+    for fault in FAULTS:
+        _progress(worker, log)
+        if fault != "kill":
+            _broker(env, ["kill", "start"] if fault == "broker-crash" else ["restart"])
+            continue
+        time.sleep(rng.uniform(0.0, KILL_JITTER_S))  # land anywhere in a batch
+        while not _kill(worker):  # it had just died by itself: kill the next one instead
+            _progress(worker, log)
+        log.kills += 1
+    return log
 
 
-def _kill(worker: Worker) -> None:
-    time.sleep(random.uniform(0.0, 0.5))  # land anywhere in a batch
-    if worker.alive():
+def _progress(worker: Worker, log: FaultLog) -> None:
+    """Until the worker committed `PROGRESS_BETWEEN_FAULTS` records past the last mark."""
+    mark = log.marks[-1] if log.marks else 0
+    done = wait_for_progress(worker, mark + PROGRESS_BETWEEN_FAULTS, time.monotonic() + STALL_S)
+    if done < 0:  # stuck (e.g. after a broker fault): killing it is what a supervisor does
+        log.stalls += 1
+    log.marks.append(max(mark, done))
+
+
+def _await_injected_kill(worker: Worker, deadline: float) -> None:
+    """Until the first worker killed itself after its 4th batch's outputs (not restarted)."""
+    while worker.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert worker.process is not None
+    assert worker.process.returncode == -9, f"no injected kill:\n{worker.logs()}"
+
+
+def _kill(worker: Worker) -> bool:
+    """SIGKILL the worker and start the next one; False if it was not running."""
+    running = worker.alive()
+    if running:
         worker.kill()
     worker.start()
+    return running
 
 
-def _restart_broker(env: dict[str, str]) -> None:
+def _broker(env: dict[str, str], commands: list[str]) -> None:
+    """Run ``scripts/kafka.sh`` commands, retrying one that fails: right after ``kill`` the
+    broker's port can still be bound for a moment (its JVM threads are still exiting), and
+    ``start`` refuses a busy port."""
     script = str(REPO / "scripts" / "kafka.sh")
-    subprocess.run([script, "restart"], env=env, check=True, capture_output=True, timeout=180)
+    for command in commands:
+        for _ in range(BROKER_TRIES):
+            done = subprocess.run(
+                [script, command], env=env, capture_output=True, timeout=180, check=False
+            )
+            if done.returncode == 0:
+                break
+            time.sleep(1.0)
+        else:
+            pytest.fail(f"scripts/kafka.sh {command} failed: {done.stderr.decode()[-2000:]}")
 
 
 def _check(bootstrap: str, names: TopicNames, events: Path) -> Fold:
