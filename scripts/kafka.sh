@@ -276,6 +276,19 @@ wait_gone() {
     done
 }
 
+# A SIGKILLed JVM's leader thread turns zombie before its other threads have exited, and its
+# listening sockets close only with the last of them: wait for the ports, or a start refuses them.
+wait_ports_free() {
+    local deadline port
+    deadline=$(( $(date +%s) + $1 ))
+    for port in "$KAFKA_PORT" "$KAFKA_CONTROLLER_PORT"; do
+        while port_busy "$port"; do
+            (( $(date +%s) < deadline )) || return 1
+            sleep 0.1
+        done
+    done
+}
+
 probe() {
     # probe TIMEOUT [PID]
     local args=(--bootstrap "$BOOTSTRAP" --timeout "$1")
@@ -542,6 +555,7 @@ cmd_kill() {
         kill -KILL "$pid" 2>/dev/null || true
         wait_gone "$pid" 10 || die "could not kill pid $pid"
     done
+    wait_ports_free 20 || die "ports $KAFKA_PORT/$KAFKA_CONTROLLER_PORT still bound after the kill"
     rm -f -- "$PID_FILE"
     cds_publish 0
     log "killed (SIGKILL) pid ${pids[*]}"
