@@ -78,6 +78,14 @@ class Processed(Generic[R]):
     outputs: tuple[Output, ...] = ()
 
 
+def safe_key(value: str) -> str:
+    """A record key from text no door has vouched for: at most 64 characters (a table id's
+    limit), and encodable. A lone surrogate or a megabyte-long table id would make the record
+    unproducible: at ingest the run would crash, in a worker the batch would fail and the worker
+    crash on the same record after every restart."""
+    return value[:64].encode("utf-8", "replace").decode("utf-8")
+
+
 def dead_letter(topic: str, key: str, raw: bytes, reason: str, pos: SourcePos) -> Output:
     """The dead-letter record: the raw input as received (as text, at most 64 KiB), the reason and
     where it came from."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from confluent_kafka import KafkaError, Message, Producer
 
 from controller.errors import StoreUnavailable
-from streams.kafka_codec import SourcePos, dead_letter
+from streams.kafka_codec import SourcePos, dead_letter, safe_key
 from streams.kafka_read import read_values
 from streams.kafka_sink import producer_config
 from streams.kafka_topics import TopicNames
@@ -71,8 +71,8 @@ class TableEventProducer:
             out = dead_letter(self._names.dead_letter, "", raw, reason, pos)
             self._produce(out.topic, None, out.value)
             return
-        key = table_key(raw)
-        self._produce(self._names.table_events, key.encode() if key else None, raw)
+        key = table_key(raw)  # a rogue table_id is refused by the round processor's door
+        self._produce(self._names.table_events, safe_key(key).encode() if key else None, raw)
 
     def _produce(self, topic: str, key: bytes | None, value: bytes) -> None:
         while True:

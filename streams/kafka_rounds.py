@@ -55,6 +55,7 @@ from streams.kafka_codec import (
     dumps,
     event_output,
     op_to_bytes,
+    safe_key,
 )
 from streams.kafka_topics import TopicNames
 from streams.liveness import Heartbeat, unknown_table_reason
@@ -146,7 +147,7 @@ class RoundProcessor:
     def _parse(raw: bytes, key: str | None) -> TableEvent | Heartbeat:
         event = decode_event(raw)  # msgspec fast path; jsonschema explains refusals
         if key != event.table_id:
-            shown = key if key is None else _key_text(key)  # a rogue key may be any size
+            shown = key if key is None else safe_key(key)  # a rogue key may be any size
             msg = (
                 f"record key {shown!r} is not the event's table_id {event.table_id!r}: produce "
                 "table events keyed by table_id (order and state are kept per key)"
@@ -202,7 +203,7 @@ class RoundProcessor:
             occurred_at=event.occurred_at if event else pos.occurred_at(),
             raw=raw[:MAX_RAW_KEPT].decode("utf-8", "replace"),
         )
-        dedupe, out_key = f"rejected@{pos.label}", _key_text(table_id)
+        dedupe, out_key = f"rejected@{pos.label}", safe_key(table_id)
         outputs = (
             event_output(self._names.events, out_key or "unknown", rejected, dedupe),
             dead_letter(self._names.dead_letter, out_key, raw, reason, pos),
@@ -226,10 +227,3 @@ def _digest(event: TableEvent) -> str:
 
 def _text(value: object) -> str:
     return value if isinstance(value, str) else ""
-
-
-def _key_text(value: str) -> str:
-    """A record key from text the door may have refused: at most 64 characters, and encodable
-    (a lone surrogate or a megabyte-long table id would make the output unproducible, the batch
-    fail and the worker crash on the same record after every restart)."""
-    return value[:64].encode("utf-8", "replace").decode("utf-8")

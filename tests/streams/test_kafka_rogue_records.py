@@ -19,6 +19,7 @@ from controller.config import load_floor_config
 from controller.errors import InvalidEvent
 from streams.kafka_batch import progress_key
 from streams.kafka_codec import Output, SourcePos, op_from_bytes
+from streams.kafka_ingest import TableEventProducer
 from streams.kafka_rounds import RoundProcessor, table_record_from_bytes
 from streams.kafka_topics import TopicNames
 from tests.hostile.corpus import by_name
@@ -113,3 +114,23 @@ def test_a_deeply_nested_meter_claim_is_invalid_not_a_crash() -> None:
     """The meter processor dead-letters an `InvalidEvent`; a RecursionError failed its batch."""
     with pytest.raises(InvalidEvent, match="not a meter operation"):
         op_from_bytes(b"[" * 100_000 + b"]" * 100_000)
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        (by_name("table-id-lone-surrogate").payload(), b"tcp-?"),
+        (json.dumps({"table_id": "t" * 100_000}).encode(), b"t" * 64),
+    ],
+)
+def test_ingest_produces_a_rogue_table_id_under_a_safe_key(raw: bytes, key: bytes) -> None:
+    """`jackpot kafka ingest` crashed on a line whose table_id could not be a key (found by the
+    hostile run); now the line goes on the topic, for the round processor's door to refuse."""
+    produced: list[tuple[str, bytes | None, bytes]] = []
+
+    class Recording(TableEventProducer):
+        def _produce(self, topic: str, key: bytes | None, value: bytes) -> None:
+            produced.append((topic, key, value))
+
+    Recording("127.0.0.1:9", NAMES).send(raw, "hostile:1")
+    assert produced == [(NAMES.table_events, key, raw)]
