@@ -54,9 +54,15 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+# One encoder for every record: `json.dumps` with options builds a new one per call. The bytes
+# are exactly `json.dumps(..., separators=(",", ":"), sort_keys=True)`'s (ASCII, \u escapes): a
+# retry of an event logged before is compared with its stored payload byte for byte.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
 def encode(event: Event) -> bytes:
     """An event as the log stores it: compact, key-sorted JSON."""
-    return json.dumps(event_to_dict(event), separators=(",", ":"), sort_keys=True).encode()
+    return _ENCODER.encode(event_to_dict(event)).encode()
 
 
 def decode(payload: bytes) -> Event:
@@ -158,35 +164,40 @@ class EmbeddedController:
             state, outcomes, batch, events = self._state, [], [], []
             seen: dict[str, bytes] = {}
             for raw in raws:
-                outcome, produced = self._one(state, raw, seen)
+                outcome, produced, payload = self._one(state, raw, seen)
                 outcomes.append(outcome)
-                for event in produced:
+                for index, event in enumerate(produced):
                     state = evolve(state, event)
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
-                    batch.append(LogRecord(record_key(event), encode(event), dedupe))
+                    encoded = payload if index == 0 and payload is not None else encode(event)
+                    batch.append(LogRecord(record_key(event), encoded, dedupe))
                     events.append(event)
             self._commit(state, batch, events)
             return outcomes
 
     def _one(
         self, state: FloorState, raw: object, seen: dict[str, bytes]
-    ) -> tuple[Outcome, tuple[Event, ...]]:
+    ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
+        """The outcome, the events produced and, when accepted, the first event's (the table
+        event's own) log payload, already encoded for the duplicate check."""
         try:
             command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
         except RuleViolation as exc:
-            return self._dead_letter(raw, str(exc))
+            return (*self._dead_letter(raw, str(exc)), None)
         payload = encode(command)
         earlier = seen.get(command.event_id) or self._log.payload_of(command.event_id)
         if earlier == payload:
-            return Outcome(command.event_id, "duplicate", "already accepted"), ()
+            return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
-            return self._dead_letter(raw, reused_id_reason(command.event_id))
+            return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
         produced = decide(state, command)
         first = produced[0]
         if isinstance(first, EventRejected):
-            return self._dead_letter(raw, first.reason, first)
+            return (*self._dead_letter(raw, first.reason, first), None)
         seen[command.event_id] = payload
-        return Outcome(command.event_id, "accepted"), produced
+        # An accepted table event is the first event it produces (`controller.floor.decide`).
+        reused = payload if first is command else None
+        return Outcome(command.event_id, "accepted"), produced, reused
 
     def _dead_letter(
         self, raw: object, reason: str, rejected: EventRejected | None = None
