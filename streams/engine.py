@@ -20,7 +20,7 @@ from controller.codec import event_from_dict, event_to_dict
 from controller.commands import ActivateConfig, OperatorCommand
 from controller.errors import CorruptSnapshot, RuleViolation
 from controller.events import Event, EventRejected
-from controller.floor import decide, evolve
+from controller.floor import decide, evolve, evolve_many
 from controller.snapshot import state_from_dict, state_to_dict
 from controller.state import FloorState
 from controller.table_events import TableEventBase
@@ -166,8 +166,8 @@ class EmbeddedController:
             for raw in raws:
                 outcome, produced, payload = self._one(state, raw, seen)
                 outcomes.append(outcome)
+                state = evolve_many(state, produced)
                 for index, event in enumerate(produced):
-                    state = evolve(state, event)
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                     encoded = payload if index == 0 and payload is not None else encode(event)
                     batch.append(LogRecord(record_key(event), encoded, dedupe))
@@ -228,9 +228,7 @@ class EmbeddedController:
         """Decide an operator command (configuration, correction, hit validation or payment)."""
         with self._lock:
             produced = decide(self._state, command)
-            state = self._state
-            for event in produced:
-                state = evolve(state, event)
+            state = evolve_many(self._state, produced)
             batch = [LogRecord(record_key(e), encode(e)) for e in produced]
             self._commit(state, batch, list(produced))
             first = produced[0]
