@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
 from controller.errors import InvalidEvent
@@ -29,10 +30,17 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         out = to_contract(event)
     else:
         out = {"type": event.TYPE}
-        for field in dataclasses.fields(event):
-            out[field.name] = _plain(getattr(event, field.name))
+        cls: type = type(event)
+        for name in _names(cls):
+            out[name] = _plain(getattr(event, name))
     out["schema_version"] = SCHEMA_VERSION
     return out
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    """A derived event's field names, read once per class (a log holds millions of events)."""
+    return tuple(field.name for field in dataclasses.fields(cls))
 
 
 def _plain(value: object) -> object:
