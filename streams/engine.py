@@ -171,7 +171,8 @@ class EmbeddedController:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically."""
         with self._lock:
             state, outcomes, batch, events = self._state, [], [], []
-            seen: dict[str, bytes] = {}
+            raws = list(raws)
+            seen: dict[str, bytes] = self._logged(raws)
             for raw in raws:
                 outcome, produced, payload = self._one(state, raw, seen)
                 outcomes.append(outcome)
@@ -184,17 +185,30 @@ class EmbeddedController:
             self._commit(state, batch, events)
             return outcomes
 
+    def _logged(self, raws: list[object]) -> dict[str, bytes]:
+        """The payloads already in the log under the batch's event ids: one query per batch.
+
+        A raw event that validates carries its ``event_id`` as this string, so every id `_one`
+        checks was asked for (and the log's own dedupe refuses the append if one were missed)."""
+        ids = {
+            raw["event_id"]
+            for raw in raws
+            if isinstance(raw, dict) and isinstance(raw.get("event_id"), str)
+        }
+        return self._log.payloads_of(ids)
+
     def _one(
         self, state: FloorState, raw: object, seen: dict[str, bytes]
     ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
         """The outcome, the events produced and, when accepted, the first event's (the table
-        event's own) log payload, already encoded for the duplicate check."""
+        event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
+        payloads of the batch's ids already logged (`_logged`) or accepted earlier in the batch."""
         try:
             command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
         except RuleViolation as exc:
             return (*self._dead_letter(raw, str(exc)), None)
         payload = encode(command)
-        earlier = seen.get(command.event_id) or self._log.payload_of(command.event_id)
+        earlier = seen.get(command.event_id)
         if earlier == payload:
             return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
