@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 
-from controller.codec import event_to_dict
+import pytest
+
+from controller.codec import event_from_dict, event_to_dict
+from controller.errors import InvalidEvent
 from controller.events import ConfigActivated
 from streams.engine import EmbeddedController, decode, encode
 from streams.memory import MemoryLog
@@ -53,3 +56,12 @@ def test_a_retry_of_a_logged_batch_is_a_duplicate_and_appends_nothing() -> None:
     again = controller.submit(full_round())
     assert [o.status for o in again] == ["duplicate"] * len(again)
     assert log.head() == head
+
+
+def test_decode_reads_what_json_loads_read_and_refuses_a_non_object() -> None:
+    controller, log = _started()
+    controller.submit(full_round())
+    for record in log.read():
+        assert decode(record.payload) == event_from_dict(json.loads(record.payload))
+    with pytest.raises(InvalidEvent, match="not an event object"):
+        decode(b"[1, 2]")
