@@ -4,8 +4,10 @@ The floor is generated: the example's policy and progressives, then ``meters / 4
 four Three Card Poker meters, and tables linked round-robin to the groups. It runs in a child
 process (``python -m bench.scale``) so its resident set is its own:
 
-1. untraced: activate the configuration, play one round at every table through the core; the peak
-   RSS is the figure checked against the 1 GB goal; also the snapshot's size and load time.
+1. untraced: activate the configuration, play one round at every table through the core (its
+   events appended to a SQLite log, as the embedded engine writes them); the peak RSS is the
+   figure checked against the 1 GB goal; also the snapshot's size and load time, and a restart
+   (`EmbeddedController.start` on that log with the snapshot at its head, the second row).
 2. traced (`tracemalloc`): activation at the full table count and at a tenth of it, so bytes per
    table (configuration share) and per meter follow from the difference; then one round at up to
    1,000 tables gives each table's round state.
@@ -22,20 +24,26 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bench import workload
-from bench.common import REPO, Goal, Row, Settings
+from bench.common import REPO, Goal, Row, Settings, median
 from controller.floor import run
 from controller.snapshot import state_from_dict, state_to_dict
 from controller.state import FloorState
 from controller.table_events import from_contract
+from streams.engine import EmbeddedController
 from streams.simulate_cmd import sim_tables
+from streams.sqlite_log import SqliteLog
 
 GOAL = Goal(text="< 1 GB in all (peak RSS)", at_most=1024.0)
+RESTART_GOAL = Goal(text="< 1 s back in service", at_most=1.0)
+RESTARTS = 3
 TARGET_TABLES, TARGET_METERS = 10_000, 1_000
 KINDS = (
     ("progressive", "pa-649a12e-A"),
@@ -83,9 +91,12 @@ def _peak_rss_mb() -> float:
     return 0.0
 
 
-def _play(state: FloorState, tables: int, seed: int) -> tuple[FloorState, int, float]:
+def _play(
+    state: FloorState, tables: int, seed: int, log: SqliteLog | None = None
+) -> tuple[FloorState, int, float]:
     """One round at each of the first ``tables`` tables, 100 tables per simulator; the state, the
-    events decided and the seconds spent in the core (simulating is not counted)."""
+    events decided and the seconds spent in the core (simulating and appending to ``log`` are not
+    counted)."""
     assert state.config is not None
     sims = sim_tables(state.config)[:tables]
     count, seconds = 0, 0.0
@@ -93,9 +104,11 @@ def _play(state: FloorState, tables: int, seed: int) -> tuple[FloorState, int, f
         simulator = workload.simulator(sims[start : start + 100], seed + start)
         commands = [from_contract(raw) for raw in simulator.rounds(1)]
         began = time.perf_counter()
-        state, _ = run(commands, state)
+        state, produced = run(commands, state)
         seconds += time.perf_counter() - began
         count += len(commands)
+        if log is not None:
+            log.append(workload.log_records(produced))
     return state, count, seconds
 
 
@@ -112,11 +125,26 @@ def measure(tables: int, meters: int, seed: int) -> dict[str, Any]:
     """Every figure of the scale row (run in the child process)."""
     text = big_floor(tables, meters)
     out: dict[str, Any] = {"tables": tables, "meters": meters, "rss_baseline_mb": _rss_mb()}
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
+        log = SqliteLog(Path(folder) / "scale.db")
+        try:
+            _untraced(text, tables, seed, log, out)
+        finally:
+            log.close()
+        out.update(_restarts(log.path, text))
+    gc.collect()
+    _traced_figures(text, tables, meters, seed, out)
+    return out
+
+
+def _untraced(text: str, tables: int, seed: int, log: SqliteLog, out: dict[str, Any]) -> None:
+    """Activation, one round per table, the peak RSS, and the snapshot saved at the log's head."""
     began = time.perf_counter()
-    state = workload.activated(text)
+    state, produced = run([workload.activation(text)])
     out["activate_seconds"] = time.perf_counter() - began
+    log.append(workload.log_records(produced))
     out["rss_activated_mb"] = _rss_mb()
-    state, events, core_seconds = _play(state, tables, seed)
+    state, events, core_seconds = _play(state, tables, seed, log)
     out.update(events=events, core_events_per_s=events / core_seconds)
     out["rss_played_mb"] = _rss_mb()
     out["peak_rss_mb"] = _peak_rss_mb()
@@ -124,8 +152,31 @@ def measure(tables: int, meters: int, seed: int) -> dict[str, Any]:
     began = time.perf_counter()
     state_from_dict(json.loads(blob))
     out.update(snapshot_bytes=len(blob), snapshot_load_seconds=time.perf_counter() - began)
-    del state, blob
-    gc.collect()
+    log.save(log.head(), blob)
+
+
+def _restarts(path: Path, text: str) -> dict[str, Any]:
+    """Seconds from opening the log to `EmbeddedController.start` returning, ``RESTARTS`` times
+    (the snapshot is at the head: this is the load, the self-check and the configuration check)."""
+    samples = []
+    for _ in range(RESTARTS):
+        gc.collect()
+        began = time.perf_counter()
+        log = SqliteLog(path)
+        try:
+            controller = EmbeddedController(log, log)
+            outcome = controller.start(text, "bench-scale.toml")
+            samples.append(time.perf_counter() - began)
+            if outcome.status != "duplicate" or controller.restore_note:
+                msg = f"restart did not resume from the snapshot ({outcome})"
+                raise RuntimeError(msg)
+        finally:
+            log.close()
+    return {"restart_seconds_samples": samples}
+
+
+def _traced_figures(text: str, tables: int, meters: int, seed: int, out: dict[str, Any]) -> None:
+    """Bytes per table and per meter, from `tracemalloc` (activation at two sizes, rounds)."""
     small_tables = max(meters // len(KINDS), tables // 10)
     small_text = big_floor(small_tables, meters)
     tracemalloc.start()
@@ -144,7 +195,6 @@ def measure(tables: int, meters: int, seed: int) -> dict[str, Any]:
         bytes_per_meter=per_meter,
         traced_activated_mb=full / MB,
     )
-    return out
 
 
 def run_rows(settings: Settings) -> list[Row]:
@@ -177,6 +227,7 @@ def run_rows(settings: Settings) -> list[Row]:
         else f"projected to 10,000/1,000 from {settings.scale_tables:,} tables / "
         f"{settings.scale_meters:,} meters (baseline RSS + traced bytes per table and meter)"
     )
+    restarts = tuple(float(s) for s in figures.pop("restart_seconds_samples"))
     extra = {key: _round(value) for key, value in figures.items()}
     extra["projected_rss_mb_at_10k_1k"] = _round(projected)
     return [
@@ -188,7 +239,23 @@ def run_rows(settings: Settings) -> list[Row]:
             samples=(value,),
             notes=notes,
             extra=extra,
-        )
+        ),
+        Row(
+            name="restart from snapshot, 10k tables",
+            unit="s",
+            value=median(restarts),
+            goal=RESTART_GOAL,
+            samples=restarts,
+            notes=(
+                f"EmbeddedController.start at {settings.scale_tables:,} tables / "
+                f"{settings.scale_meters:,} meters, snapshot at the log's head"
+                + ("" if at_target else " (not the target size: no projection)")
+            ),
+            extra={
+                "snapshot_bytes": figures["snapshot_bytes"],
+                "snapshot_load_seconds": _round(figures["snapshot_load_seconds"]),
+            },
+        ),
     ]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,8 +19,12 @@ from typing import Any
 from bench.common import EXAMPLE_CONFIG, REPO
 from controller.commands import ActivateConfig
 from controller.config import FloorConfig, load_floor_config
+from controller.events import Event
 from controller.floor import run
 from controller.state import FloorState
+from controller.table_events import TableEventBase
+from streams.engine import encode, record_key
+from streams.ports import LogRecord
 from streams.simulate_cmd import sim_tables
 from streams.simulator import FloorSimulator, SimTable
 
@@ -85,6 +89,14 @@ def example_floor() -> tuple[str, FloorConfig]:
     """The example floor's text and configuration."""
     text = example_text()
     return text, load_floor_config(text, str(EXAMPLE_CONFIG))
+
+
+def log_records(events: Sequence[Event]) -> list[LogRecord]:
+    """Events as the embedded engine appends them (its encoding, keys and dedupe ids)."""
+    return [
+        LogRecord(record_key(e), encode(e), e.event_id if isinstance(e, TableEventBase) else "")
+        for e in events
+    ]
 
 
 def source_digest(*parts: str) -> str:

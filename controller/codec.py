@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from functools import cache
+from typing import Any, NamedTuple
 
 from controller.errors import InvalidEvent
 from controller.events import DERIVED_EVENT_TYPES, AwardShare, DerivedEvent, Event
@@ -29,10 +30,17 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         out = to_contract(event)
     else:
         out = {"type": event.TYPE}
-        for field in dataclasses.fields(event):
-            out[field.name] = _plain(getattr(event, field.name))
+        cls: type = type(event)
+        for name in _names(cls):
+            out[name] = _plain(getattr(event, name))
     out["schema_version"] = SCHEMA_VERSION
     return out
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    """A derived event's field names, read once per class (a log holds millions of events)."""
+    return tuple(field.name for field in dataclasses.fields(cls))
 
 
 def _plain(value: object) -> object:
@@ -46,14 +54,13 @@ def _plain(value: object) -> object:
 def event_from_dict(raw: dict[str, Any]) -> Event:
     """The event a dict describes; InvalidEvent if its type or fields are unknown."""
     kind = raw.get("type")
-    body = {k: v for k, v in raw.items() if k != "schema_version"}
     if kind in TABLE_EVENT_TYPES:
-        return from_contract(body)
+        return from_contract(raw)  # reads its own fields only, as `_derived` does
     cls = DERIVED_EVENT_TYPES.get(str(kind))
     if cls is None:
         msg = f"unknown event type {kind!r}"
         raise InvalidEvent(msg)
-    return _derived(cls, body)
+    return _derived(cls, raw)
 
 
 def _is_int(value: object) -> bool:
@@ -80,19 +87,38 @@ _CHECKS: dict[str, Callable[[object], bool]] = {
 }
 
 
+class _Field(NamedTuple):
+    """How one field of a derived event is decoded."""
+
+    name: str
+    declared: str
+    check: Callable[[object], bool]
+    required: bool
+
+
+@cache
+def _plan(cls: type) -> tuple[_Field, ...]:
+    """The fields of ``cls`` with their checks, worked out once per class."""
+    return tuple(
+        _Field(f.name, str(f.type), _CHECKS[str(f.type)], f.default is dataclasses.MISSING)
+        for f in dataclasses.fields(cls)
+    )
+
+
 def _derived(cls: type[DerivedEvent], body: dict[str, Any]) -> DerivedEvent:
     """Every field present (or defaulted) and of its declared type: a stored event that does not
     decode exactly is refused here, so `evolve` never meets a malformed event."""
     values: dict[str, Any] = {}
-    for field in dataclasses.fields(cls):
+    plain_cls: type = cls  # a plain `type` as the cache key
+    for field in _plan(plain_cls):
         if field.name not in body:
-            if field.default is not dataclasses.MISSING:
+            if not field.required:
                 continue
             msg = f"{cls.TYPE}: required field {field.name!r} is missing"
             raise InvalidEvent(msg)
         value = body[field.name]
-        if not _CHECKS[str(field.type)](value):
-            msg = f"{cls.TYPE}.{field.name}: expected {field.type}, got {value!r:.80}"
+        if not field.check(value):
+            msg = f"{cls.TYPE}.{field.name}: expected {field.declared}, got {value!r:.80}"
             raise InvalidEvent(msg)
         if field.name == "winners":
             value = tuple(AwardShare(seat=w["seat"], amount_cents=w["amount_cents"]) for w in value)

@@ -1,6 +1,7 @@
 """The floor decider: ``decide(state, command) -> events`` and ``evolve(state, event) -> state``.
 
-Replay is a fold: ``functools.reduce(evolve, events, FloorState())``. `decide` runs the table stage,
+Replay is a fold: ``functools.reduce(evolve, events, FloorState())``, which `evolve_many` computes
+with one new state per run of events instead of one per event. `decide` runs the table stage,
 then prices each meter claim against the meter as it stands after the claims before it (so two hits
 on one meter in a round are paid one after the other, 649a.12(e)(4)). It never raises for bad
 input: a refusal is an `EventRejected` event with the reason.
@@ -9,7 +10,6 @@ input: a refusal is an `EventRejected` event with the reason.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import reduce
 
 from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
 from controller.config import FloorConfig
@@ -22,7 +22,7 @@ from controller.events import (
     HitValidated,
     MeterCorrected,
 )
-from controller.floor_evolve import evolve
+from controller.floor_evolve import evolve, evolve_many
 from controller.meter import (
     ContributionClaim,
     HitClaim,
@@ -34,7 +34,7 @@ from controller.state import FloorState, MeterState
 from controller.table import decide_table
 from controller.table_events import TableEvent
 
-__all__ = ["decide", "evolve", "replay", "run"]
+__all__ = ["decide", "evolve", "evolve_many", "replay", "run"]
 
 Command = TableEvent | OperatorCommand
 
@@ -143,7 +143,7 @@ def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated 
 
 def replay(events: Iterable[Event], initial: FloorState | None = None) -> FloorState:
     """State from a log of events: a fold of `evolve`."""
-    return reduce(evolve, events, initial or FloorState())
+    return evolve_many(initial or FloorState(), events)
 
 
 def run(
@@ -155,5 +155,5 @@ def run(
     for command in commands:
         events = decide(current, command)
         log.extend(events)
-        current = reduce(evolve, events, current)
+        current = evolve_many(current, events)
     return current, log

@@ -8,9 +8,10 @@ copying a dict of 10,000 tables per event.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cache
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from immutables import Map
 
@@ -34,10 +35,26 @@ def fast_replace(obj: _T, /, **changes: object) -> _T:
     object field by field is equivalent.
     """
     cls: type = type(obj)
-    new: _T = object.__new__(cls)
-    for name in _field_names(cls):
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
-    return new
+    replace: Callable[[_T, dict[str, object]], _T] = _replacer(cls)
+    return replace(obj, changes)
+
+
+@cache
+def _replacer(cls: type) -> Callable[[Any, dict[str, object]], Any]:
+    """A replace function written out for ``cls``, one line per field, as `dataclasses` writes
+    ``__init__``: a loop over the field names cost twice as much, and this runs several times per
+    event. The names are the class's own field names (identifiers), nothing from outside."""
+    lines = [
+        f"    _set(new, {name!r}, changes[{name!r}] if {name!r} in changes else obj.{name})"
+        for name in _field_names(cls)
+    ]
+    source = "\n".join(
+        ["def replace(obj, changes):", "    new = _new(_cls)", *lines, "    return new"]
+    )
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_set": object.__setattr__}
+    exec(source, namespace)  # noqa: S102 - written from the field names above, as dataclasses does
+    replace: Callable[[Any, dict[str, object]], Any] = namespace["replace"]
+    return replace
 
 
 RoundPhase = Literal["open", "locked", "settled", "voided"]

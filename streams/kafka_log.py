@@ -18,7 +18,7 @@ scale-out topics (`streams.kafka_topics`) are multi-partition and ordered per ke
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
@@ -153,6 +153,11 @@ class KafkaLog:
         """The payload appended with this dedupe id, or None (a retry is compared with it)."""
         with self._lock:
             return self._ids.get(dedupe_id)
+
+    def payloads_of(self, dedupe_ids: Collection[str]) -> dict[str, bytes]:
+        """The payloads appended with these dedupe ids (unknown ids left out), from memory."""
+        with self._lock:
+            return {i: self._ids[i] for i in dedupe_ids if i in self._ids}
 
     def close(self) -> None:
         """Release the producer; appended records stay."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 from controller.errors import DuplicateRecord
 from streams.ports import LogRecord, StoredRecord
@@ -48,6 +48,11 @@ class MemoryLog:
     def payload_of(self, dedupe_id: str) -> bytes | None:
         """The payload appended with this dedupe id, or None."""
         return self._ids.get(dedupe_id)
+
+    def payloads_of(self, dedupe_ids: Collection[str]) -> dict[str, bytes]:
+        """The payloads appended with these dedupe ids (unknown ids left out)."""
+        with self._lock:
+            return {i: self._ids[i] for i in dedupe_ids if i in self._ids}
 
     def save(self, position: int, blob: bytes) -> None:
         """Keep one snapshot."""

@@ -7,7 +7,7 @@ Contract tests written once (`tests/streams/log_contract.py`) run against every 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -58,6 +58,11 @@ class EventLog(Protocol):
 
     def payload_of(self, dedupe_id: str) -> bytes | None:
         """The payload appended with this ``dedupe_id``, or None (a retry is compared with it)."""
+        ...
+
+    def payloads_of(self, dedupe_ids: Collection[str]) -> dict[str, bytes]:
+        """`payload_of` for many ids at once (one query per ingest batch, not one per event):
+        the ids that were appended, each with its payload; unknown ids are left out."""
         ...
 
     def close(self) -> None:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from controller.errors import CorruptSnapshot, DuplicateRecord, StoreUnavailable
 from streams.ports import LogRecord, StoredRecord
 
+_IN_CHUNK = 500  # ids per `payloads_of` query (older SQLite allows 999 parameters)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS log (
     position INTEGER PRIMARY KEY,
@@ -124,6 +125,18 @@ class SqliteLog:
         """The payload appended with this dedupe id, or None."""
         rows = self._query("SELECT payload FROM log WHERE dedupe_id = ?", (dedupe_id,))
         return bytes(rows[0][0]) if rows else None
+
+    def payloads_of(self, dedupe_ids: Collection[str]) -> dict[str, bytes]:
+        """The payloads appended with these dedupe ids (unknown ids left out); one query per
+        `_IN_CHUNK` ids, within SQLite's limit on bound parameters."""
+        ids = list(dict.fromkeys(dedupe_ids))
+        found: dict[str, bytes] = {}
+        for start in range(0, len(ids), _IN_CHUNK):
+            chunk = tuple(ids[start : start + _IN_CHUNK])
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT dedupe_id, payload FROM log WHERE dedupe_id IN ({marks})"  # noqa: S608
+            found.update((str(row[0]), bytes(row[1])) for row in self._query(sql, chunk))
+        return found
 
     def save(self, position: int, blob: bytes) -> None:
         """Keep a snapshot with its checksum; only the newest few are kept."""

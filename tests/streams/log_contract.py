@@ -78,6 +78,26 @@ class EventLogContract(ABC):
         assert not log.contains("fresh")
         assert log.contains("e0")
 
+    def test_the_payload_of_a_dedupe_id_is_what_was_appended_with_it(self) -> None:
+        log = self.make_log()
+        log.append([*records(3), LogRecord("m", b"no id")])
+        assert log.payload_of("e1") == b"e1"
+        assert log.payload_of("unknown") is None
+        assert log.payload_of("") is None
+        asked = ["e2", "unknown", "e0", "e2"]
+        assert log.payloads_of(asked) == {"e0": b"e0", "e2": b"e2"}
+        assert log.payloads_of([]) == {}
+
+    def test_payloads_of_many_ids_at_once_and_after_a_reopen(self) -> None:
+        log = self.make_log()
+        log.append(records(1_200))  # more ids than one SQL statement may bind
+        log.close()
+        again = self.reopen(log)
+        asked = [f"e{i}" for i in range(0, 1_300, 3)]
+        expected = {f"e{i}": f"e{i}".encode() for i in range(0, 1_200, 3)}
+        assert again.payloads_of(asked) == expected
+        assert again.payloads_of(asked) == {i: p for i in asked if (p := again.payload_of(i))}
+
     def test_records_without_dedupe_id_may_repeat(self) -> None:
         log = self.make_log()
         log.append([LogRecord("m", b"x"), LogRecord("m", b"x")])
