@@ -1,10 +1,11 @@
 """The door, fast: one JSON line to a checked table event in a few microseconds (msgspec).
 
 `streams.validation` checks each event with jsonschema (~0.3-0.8 ms): too slow for 20,000 events/s.
-Here each event kind of ``schemas/table-event.v1.json`` and ``v2`` is a `msgspec.Struct` (a tagged
-union on ``type``, unknown fields forbidden, the schema's lengths, ranges, enums and patterns as
-`Meta`), and what `Meta` cannot say is checked after decoding: ``uniqueItems``, the calendar check
-of ``occurred_at``, ``dependentSchemas`` (``discards`` only with ``draw``), and no repeated key.
+Here each event kind of ``schemas/table-event.v1.json`` and ``v2`` is a `msgspec.Struct`
+(`streams.contract_structs`: a tagged union on ``type``, unknown fields forbidden, the schema's
+lengths, ranges, enums and patterns as `Meta`), and what `Meta` cannot say is checked after
+decoding: ``uniqueItems``, the calendar check of ``occurred_at``, ``dependentSchemas``
+(``discards`` only with ``draw``), and no repeated key.
 
 The verdict is always the contract's. The fast path only *vouches* for an event it is sure of; for
 anything else (an error, a JSON escape, an integer written ``3.0``, an oversized line) it steps
@@ -27,10 +28,10 @@ heartbeat is no table event: `decode_event` and `validate_to_event` give a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Final, Literal, TypedDict, assert_never
+from typing import Final, TypedDict, assert_never
 
 import msgspec
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET
 
 from controller.money import parse_cents
 from controller.table_events import (
@@ -42,6 +43,18 @@ from controller.table_events import (
     WagerPlaced,
     WagersLocked,
     from_contract,
+)
+from streams.contract_structs import (
+    STRUCT_BY_TYPE,
+    DecisionStruct,
+    EventStruct,
+    HeartbeatStruct,
+    RoundHead,
+    RoundOpenedStruct,
+    RoundSettledStruct,
+    RoundVoidedStruct,
+    WagerPlacedStruct,
+    WagersLockedStruct,
 )
 from streams.liveness import Heartbeat
 from streams.validation import MAX_LINE_BYTES, parse_json_line, validate_table_event
@@ -56,121 +69,8 @@ __all__ = [
     "validate_to_event",
 ]
 
-# --- the contract's $defs as msgspec types --------------------------------------------------------
-# Patterns end in \Z, not $: ECMA-262 `$` is the end of the string; Python's `$` also matches before
-# a final "\n" (streams.validation makes the same substitution).
-
-#: Every string the card pattern ``^([2-9TJQKA]|10)[cdhsCDHS]$`` matches (112 of them), and every
-#: one the wager target pattern ``^(own|dealer|seat:([1-9]|1[0-2]))$`` matches: msgspec checks a
-#: `Literal` with a hash lookup, about 15 times faster than running the pattern on each card.
-CARD_TEXTS: Final = tuple(rank + suit for rank in (*"23456789TJQKA", "10") for suit in "cdhsCDHS")
-TARGET_TEXTS: Final = ("own", "dealer", *(f"seat:{seat}" for seat in range(1, 13)))
-if TYPE_CHECKING:  # the Literals are built from the tuples above, which mypy cannot read
-    Card = str
-    WagerTarget = str
-else:
-    Card = Literal[CARD_TEXTS]
-    WagerTarget = Literal[TARGET_TEXTS]
-
-EventId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[!-~]{1,128}\Z")]
-Ident = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._-]{1,64}\Z")]
-Seq = Annotated[int, Meta(ge=0, le=9_007_199_254_740_991)]  # seq: 0 to 2^53-1
-OccurredAt = Annotated[
-    str,
-    Meta(
-        max_length=40,
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
-        r"(Z|[+-][0-9]{2}:[0-9]{2})\Z",
-    ),
-]
-SchemaVersion = Literal[1, 2]  # version 2 allows every version 1 kind with "schema_version": 2
-Seat = Annotated[int, Meta(ge=1, le=12)]
-SeatKey = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]
-Amount = Annotated[
-    str, Meta(max_length=12, pattern=r"^(0\.(0[1-9]|[1-9][0-9])|[1-9][0-9]{0,8}\.[0-9]{2})\Z")
-]
-Hand = Annotated[list[Card], Meta(min_length=1, max_length=7)]  # uniqueItems: checked after
-WagerName = Annotated[str, Meta(max_length=40, pattern=r"^[a-z][a-z0-9_]{0,39}\Z")]
-RandomSeat = Literal["dealer", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"] | Seat
-Game = Literal["three_card_poker", "lunar_poker", "three_card_prime", "four_card_prime"]
-Action = Literal["play", "fold", "raise", "bet", "buy_sixth_card", "draw"]
-Reason = Annotated[
-    str,
-    Meta(
-        min_length=1,
-        max_length=500,
-        pattern=r"^[^\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]*\Z",
-    ),
-]
-
-
-class _Common(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
-    event_id: EventId
-    table_id: Ident
-    occurred_at: OccurredAt
-
-
-class _Heartbeat(_Common, kw_only=True, tag="heartbeat"):
-    schema_version: Literal[2]
-
-
-class _Head(_Common, kw_only=True):
-    round_id: Ident
-    seq: Seq
-    schema_version: SchemaVersion | UnsetType = UNSET
-
-
-class _RoundOpened(_Head, kw_only=True, tag="round_opened"):
-    game: Game
-
-
-class _WagerPlaced(_Head, kw_only=True, tag="wager_placed"):
-    seat: Seat
-    wager: WagerName
-    amount: Amount
-    on: WagerTarget | UnsetType = UNSET
-
-
-class _WagersLocked(_Head, kw_only=True, tag="wagers_locked"):
-    pass
-
-
-class _Decision(_Head, kw_only=True, tag="decision"):
-    seat: Seat
-    action: Action
-    amount: Amount | UnsetType = UNSET
-    discards: Annotated[list[Card], Meta(max_length=5)] | UnsetType = UNSET
-
-
-class _RoundSettled(_Head, kw_only=True, tag="round_settled"):
-    dealer: Annotated[list[Card], Meta(max_length=7)]
-    community: Annotated[list[Card], Meta(max_length=2)]
-    seats: Annotated[dict[SeatKey, Hand], Meta(max_length=12)]
-    random_seat: RandomSeat | UnsetType = UNSET
-    magic_card: Card | UnsetType = UNSET
-    bonus_card: Card | UnsetType = UNSET
-
-
-class _RoundVoided(_Head, kw_only=True, tag="round_voided"):
-    reason: Reason
-
-
-_Round = _RoundOpened | _WagerPlaced | _WagersLocked | _Decision | _RoundSettled | _RoundVoided
-_Event = _Round | _Heartbeat
-_DECODER: Final = msgspec.json.Decoder(_Event)
+_DECODER: Final = msgspec.json.Decoder(EventStruct)
 _PLAIN: Final = msgspec.json.Decoder()
-_BY_TYPE: Final[dict[str, type[_Event]]] = {
-    str(cls.__struct_config__.tag): cls
-    for cls in (
-        _RoundOpened,
-        _WagerPlaced,
-        _WagersLocked,
-        _Decision,
-        _RoundSettled,
-        _RoundVoided,
-        _Heartbeat,
-    )
-}
 _FAILURES: Final = (msgspec.MsgspecError, ValueError, TypeError, RecursionError)
 # A line this long (in bytes or characters) is under MAX_LINE_BYTES whatever its characters are:
 # longer ones are left to streams.validation, which measures them exactly. Events are ~300 bytes.
@@ -180,13 +80,13 @@ _FAST_LINE_LIMIT: Final = MAX_LINE_BYTES // 4
 _HEAD_STRINGS: Final = 11
 # A heartbeat: type, event_id, table_id, occurred_at as key and value; schema_version as key only.
 _HEARTBEAT_STRINGS: Final = 9
-_KIND_STRINGS: Final[dict[type[_Head], int]] = {
-    _RoundOpened: 2,
-    _WagerPlaced: 5,
-    _WagersLocked: 0,
-    _Decision: 3,
-    _RoundSettled: 3,
-    _RoundVoided: 2,
+_KIND_STRINGS: Final[dict[type[RoundHead], int]] = {
+    RoundOpenedStruct: 2,
+    WagerPlacedStruct: 5,
+    WagersLockedStruct: 0,
+    DecisionStruct: 3,
+    RoundSettledStruct: 3,
+    RoundVoidedStruct: 2,
 }
 
 
@@ -236,7 +136,7 @@ def validate_to_event(raw: object) -> TableEvent | Heartbeat:
     return _table_event(event)
 
 
-def try_decode_line(line: bytes | str) -> _Event | None:
+def try_decode_line(line: bytes | str) -> EventStruct | None:
     """The checked struct of a line the fast path can vouch for, else None (let the schema say)."""
     if len(line) > _FAST_LINE_LIMIT:
         return None
@@ -249,7 +149,7 @@ def try_decode_line(line: bytes | str) -> _Event | None:
             if b"\\" in line:
                 return None
             quotes = line.count(b'"')
-        event: _Event = _DECODER.decode(line)
+        event: EventStruct = _DECODER.decode(line)
     except _FAILURES:
         return None
     if quotes != 2 * _string_count(event) or not _after_decode_checks(event):
@@ -265,14 +165,14 @@ def try_validate(raw: object) -> dict[str, object] | None:
     return None if event is None else _with_defaults(dict(raw), event)
 
 
-def _try_struct(raw: dict[object, object]) -> _Event | None:
+def _try_struct(raw: dict[object, object]) -> EventStruct | None:
     kind = raw.get("type")
     # Converting to the one struct the tag names: msgspec.convert to the union is ~5 times slower.
-    struct = _BY_TYPE.get(kind) if isinstance(kind, str) else None
+    struct = STRUCT_BY_TYPE.get(kind) if isinstance(kind, str) else None
     if struct is None:
         return None
     try:
-        event: _Event = msgspec.convert(raw, struct, strict=True)
+        event: EventStruct = msgspec.convert(raw, struct, strict=True)
     except _FAILURES:
         return None
     # msgspec.convert takes any sequence for a list and any mapping for an object; JSON Schema
@@ -285,17 +185,17 @@ def _try_struct(raw: dict[object, object]) -> _Event | None:
 # --- what Meta cannot say -------------------------------------------------------------------------
 
 
-def _after_decode_checks(event: _Event) -> bool:
+def _after_decode_checks(event: EventStruct) -> bool:
     if not _real_instant(event.occurred_at):
         return False
     match event:
-        case _Decision():
+        case DecisionStruct():
             discards = event.discards
             if discards is UNSET:
                 return True
             # dependentSchemas: discards only with "draw"; uniqueItems
             return event.action == "draw" and len(set(discards)) == len(discards)
-        case _RoundSettled():
+        case RoundSettledStruct():
             return (
                 len(set(event.dealer)) == len(event.dealer)
                 and len(set(event.community)) == len(event.community)
@@ -314,20 +214,20 @@ def _real_instant(text: str) -> bool:
     return True
 
 
-def _string_count(event: _Event) -> int:
+def _string_count(event: EventStruct) -> int:
     """How many JSON strings (keys and string values) the event's text holds if no key repeats."""
-    if isinstance(event, _Heartbeat):
+    if isinstance(event, HeartbeatStruct):
         return _HEARTBEAT_STRINGS
     count = _HEAD_STRINGS + _KIND_STRINGS[type(event)]
     if event.schema_version is not UNSET:
         count += 1
     match event:
-        case _WagerPlaced():
+        case WagerPlacedStruct():
             count += 0 if event.on is UNSET else 2
-        case _Decision():
+        case DecisionStruct():
             count += 0 if event.amount is UNSET else 2
             count += 0 if event.discards is UNSET else 1 + len(event.discards)
-        case _RoundSettled():
+        case RoundSettledStruct():
             count += len(event.dealer) + len(event.community)
             count += sum(1 + len(hand) for hand in event.seats.values())
             if event.random_seat is not UNSET:
@@ -352,11 +252,11 @@ def _json_containers(raw: dict[object, object]) -> bool:
 # --- from a checked struct -----------------------------------------------------------------------
 
 
-def _with_defaults(out: dict[str, object], event: _Event) -> dict[str, object]:
+def _with_defaults(out: dict[str, object], event: EventStruct) -> dict[str, object]:
     """The defaults streams.validation fills: schema_version 1; "on" "own" for a wager."""
-    if isinstance(event, _Head) and event.schema_version is UNSET:
+    if isinstance(event, RoundHead) and event.schema_version is UNSET:
         out["schema_version"] = 1
-    if isinstance(event, _WagerPlaced) and event.on is UNSET:
+    if isinstance(event, WagerPlacedStruct) and event.on is UNSET:
         out["on"] = "own"
     return out
 
@@ -369,9 +269,9 @@ class _HeadFields(TypedDict):
     occurred_at: str
 
 
-def _table_event(event: _Event) -> TableEvent | Heartbeat:
+def _table_event(event: EventStruct) -> TableEvent | Heartbeat:
     """The table event `to_event` would build from the contract dict, built directly."""
-    if isinstance(event, _Heartbeat):
+    if isinstance(event, HeartbeatStruct):
         return Heartbeat(
             event_id=event.event_id, table_id=event.table_id, occurred_at=event.occurred_at
         )
@@ -383,17 +283,17 @@ def _table_event(event: _Event) -> TableEvent | Heartbeat:
         occurred_at=event.occurred_at,
     )
     match event:
-        case _RoundOpened():
+        case RoundOpenedStruct():
             return RoundOpened(**head, game=event.game)
-        case _WagerPlaced():
+        case WagerPlacedStruct():
             on = "own" if event.on is UNSET else event.on
             amount = parse_cents(event.amount)
             return WagerPlaced(
                 **head, seat=event.seat, wager=event.wager, amount_cents=amount, on=on
             )
-        case _WagersLocked():
+        case WagersLockedStruct():
             return WagersLocked(**head)
-        case _Decision():
+        case DecisionStruct():
             return DecisionMade(
                 **head,
                 seat=event.seat,
@@ -401,7 +301,7 @@ def _table_event(event: _Event) -> TableEvent | Heartbeat:
                 amount_cents=None if event.amount is UNSET else parse_cents(event.amount),
                 discards=() if event.discards is UNSET else tuple(event.discards),
             )
-        case _RoundSettled():
+        case RoundSettledStruct():
             random_seat = event.random_seat
             return RoundSettled(
                 **head,
@@ -412,7 +312,7 @@ def _table_event(event: _Event) -> TableEvent | Heartbeat:
                 magic_card=None if event.magic_card is UNSET else event.magic_card,
                 bonus_card=None if event.bonus_card is UNSET else event.bonus_card,
             )
-        case _RoundVoided():
+        case RoundVoidedStruct():
             return RoundVoided(**head, reason=event.reason)
         case _:
             assert_never(event)

@@ -25,10 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.errors import InvalidEvent
-from streams import fast_decode
+from streams.contract_structs import CARD_TEXTS, STRUCT_BY_TYPE, TARGET_TEXTS
 from streams.fast_decode import (
-    CARD_TEXTS,
-    TARGET_TEXTS,
     decode_event,
     decode_line,
     to_event,
@@ -524,7 +522,7 @@ def _same_constraint(schema: dict[str, Any], info: msgspec.inspect.Type, where: 
 def test_each_struct_has_the_schema_fields_required_and_constraints(kind: str) -> None:
     """A version 1 kind's struct serves both versions: version 1's fields and required ones (a
     version is optional there), and a schema_version that is either version's constant."""
-    struct = fast_decode._BY_TYPE[kind]
+    struct = STRUCT_BY_TYPE[kind]
     info = msgspec.inspect.type_info(struct)
     assert isinstance(info, msgspec.inspect.StructType)
     definition = V1_DEFS[kind] if kind in ROUND_KINDS else DEFS[kind]
