@@ -15,7 +15,8 @@ from typing import Any
 from bench import workload
 from bench.common import Figure, Goal, Row, Settings, median, paired, rate_row, rates, stopwatch
 from streams.fast_decode import decode_event, decode_line, try_decode_line, validate_event
-from streams.validation import parse_json_line, validate_table_event
+from streams.json_lines import parse_json_line
+from streams.validation import validate_table_event
 
 GOAL = Goal(
     text=">= 100,000 events/s and >= 1/2 of parse-only",

@@ -56,8 +56,9 @@ from streams.contract_structs import (
     WagerPlacedStruct,
     WagersLockedStruct,
 )
+from streams.json_lines import MAX_LINE_BYTES, parse_json_line
 from streams.liveness import Heartbeat
-from streams.validation import MAX_LINE_BYTES, parse_json_line, validate_table_event
+from streams.validation import validate_table_event
 
 __all__ = [
     "decode_event",

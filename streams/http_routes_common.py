@@ -17,10 +17,10 @@ from starlette.responses import JSONResponse, Response
 
 from controller.errors import InvalidEvent
 from streams.engine import EmbeddedController
+from streams.json_lines import MAX_DEPTH, strict_loads
 from streams.metrics import MetricsSensor
 from streams.ports import EventLog
 from streams.tokens import Principal, Role, TokenStore
-from streams.validation import MAX_DEPTH, strict_loads
 
 INGEST_ROLES: Final[frozenset[Role]] = frozenset({"table_device", "supervisor"})
 READ_ROLES: Final[frozenset[Role]] = frozenset({"read_only", "supervisor"})

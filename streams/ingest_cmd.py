@@ -15,8 +15,8 @@ from typing import Any
 
 from controller.errors import RuleViolation
 from streams.engine import EmbeddedController
+from streams.json_lines import parse_json_line
 from streams.sqlite_log import SqliteLog
-from streams.validation import parse_json_line
 
 
 def add_parser(sub: Any) -> None:

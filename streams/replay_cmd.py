@@ -22,7 +22,8 @@ from controller.floor import Command, run
 from controller.state import FloorState
 from controller.table_events import from_contract
 from controller.views import awards_view, meters_view, rejected_view
-from streams.validation import parse_json_line, validate_table_event
+from streams.json_lines import parse_json_line
+from streams.validation import validate_table_event
 
 EPOCH = "1970-01-01T00:00:00Z"
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import re
-import reprlib
 from collections.abc import Callable, Iterator
 from datetime import datetime
 from functools import lru_cache
@@ -35,21 +34,19 @@ from jsonschema import validators as _validators
 from jsonschema.protocols import Validator
 
 from controller.errors import InvalidEvent
+from streams.json_lines import SHOW, json_type
 
 SCHEMA_DIR: Final = Path(__file__).resolve().parents[1] / "schemas"
 SCHEMA_PATH: Final = SCHEMA_DIR / "table-event.v1.json"
 SCHEMA_V2_PATH: Final = SCHEMA_DIR / "table-event.v2.json"
 SCHEMA_VERSION: Final = 1
 HEARTBEAT: Final = "heartbeat"
-MAX_LINE_BYTES: Final = 64 * 1024
-MAX_DEPTH: Final = 32
 
 _INTEGER_FIELDS: Final = ("seq", "seat", "random_seat", "schema_version")
 _FIELD_NAME: Final = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
 _RFC3339: Final = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})\Z"
 )
-_STRUCTURAL: Final = re.compile(r'[\[\]{}"\\]')
 _ANNOTATIONS: Final = frozenset({"title", "description", "default", "$comment"})
 _KEYWORD_RANK: Final = {"type": 0, "required": 1, "additionalProperties": 2, "propertyNames": 2}
 
@@ -121,144 +118,6 @@ _DEFS_V2: Final[dict[str, Any]] = cast(dict[str, Any], _VALIDATOR_V2.schema)["$d
 _EVENT_TYPES: Final = frozenset(_DEFS["event_type"]["enum"])
 _EVENT_TYPES_V2: Final = frozenset(_DEFS_V2["event_type"]["enum"])
 
-_SHOW = reprlib.Repr()
-_SHOW.maxstring = 60
-_SHOW.maxother = 60
-_SHOW.maxlevel = 2
-_SHOW.maxlist = _SHOW.maxdict = 4
-
-
-# --- parsing one line ----------------------------------------------------------------------------
-
-
-def parse_json_line(line: bytes | str) -> object:
-    """Parse one line of JSON holding one table event object; `InvalidEvent` if it is not one.
-
-    Cheap guards run before the parser: at most `MAX_LINE_BYTES` of UTF-8 and at most `MAX_DEPTH`
-    levels of nesting (the parser recurses). NaN/Infinity and a key repeated in one object are
-    refused too: other languages' parsers disagree on them.
-    """
-    if len(line) > MAX_LINE_BYTES:
-        _refuse_size(len(line))
-    text = _decode(line)
-    if len(text) > MAX_LINE_BYTES // 4:
-        size = len(text.encode("utf-8", "surrogatepass"))
-        if size > MAX_LINE_BYTES:
-            _refuse_size(size)
-    value = strict_loads(text, "line", MAX_DEPTH)
-    if not isinstance(value, dict):
-        msg = f"line: expected a JSON object, got {_json_type(value)}"
-        raise InvalidEvent(msg)
-    return value
-
-
-def strict_loads(text: str, where: str, max_depth: int) -> object:
-    """JSON that every language reads the same way, or `InvalidEvent` naming ``where``.
-
-    Refused: nesting deeper than ``max_depth`` (checked before the recursive parser runs), a key
-    repeated in one object, NaN/Infinity, integers Python will not convert, lone surrogates.
-    Both doors use it: the HTTP body and the JSONL/Kafka line.
-    """
-    if nesting_exceeds(text, max_depth):
-        msg = f"{where}: JSON nested deeper than {max_depth} levels; an event is at most 3 deep"
-        raise InvalidEvent(msg)
-
-    def unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
-        result: dict[str, object] = {}
-        for key, value in pairs:
-            if key in result:
-                msg = f"{where}: key {_SHOW.repr(key)} appears more than once in one object"
-                raise InvalidEvent(msg)
-            result[key] = value
-        return result
-
-    def refuse_constant(name: str) -> object:
-        msg = f'{where}: {name} is not JSON; amounts are strings like "1.00"'
-        raise InvalidEvent(msg)
-
-    try:
-        value: object = json.loads(
-            text, object_pairs_hook=unique_keys, parse_constant=refuse_constant
-        )
-    except json.JSONDecodeError as exc:
-        msg = f"{where}: malformed JSON: {exc}"
-        raise InvalidEvent(msg) from exc
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        msg = f"{where}: a number JSON cannot carry here ({str(exc)[:80]})"
-        raise InvalidEvent(msg) from exc
-    refuse_lone_surrogates(text, value, where)
-    return value
-
-
-_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
-
-
-def refuse_lone_surrogates(text: str, value: object, where: str) -> None:
-    """Refuse text that holds a lone surrogate (a JSON escape like \\ud800 naming no character):
-    it cannot be stored as UTF-8, and other languages' parsers read it differently. Only text
-    with such an escape (or handed in as a str) is walked, so ordinary events cost nothing."""
-    if _SURROGATE_ESCAPE.search(text) is None and _encodes(text):
-        return
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str) and not _encodes(item):
-            msg = f"{where}: {_SHOW.repr(item)} holds a lone surrogate, which is no character"
-            raise InvalidEvent(msg)
-        if isinstance(item, dict):
-            stack.extend(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-
-
-def _encodes(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _refuse_size(size: int) -> None:
-    msg = f"line: {size} bytes is over the limit of {MAX_LINE_BYTES} bytes (64 KiB) per event"
-    raise InvalidEvent(msg)
-
-
-def _decode(line: bytes | str) -> str:
-    if isinstance(line, str):
-        return line
-    try:
-        return line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        msg = f"line: not UTF-8 (byte {exc.start}); events are UTF-8 JSON"
-        raise InvalidEvent(msg) from exc
-
-
-def nesting_exceeds(text: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than `limit`; visits only structural chars."""
-    depth = 0
-    in_string = False
-    escaped_at = -1
-    for match in _STRUCTURAL.finditer(text):
-        char, at = match.group(), match.start()
-        if at == escaped_at:
-            continue
-        if in_string:
-            if char == "\\":
-                escaped_at = at + 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            if depth > limit:
-                return True
-        elif char in "]}":
-            depth -= 1
-    return False
-
 
 # --- validating one event ------------------------------------------------------------------------
 
@@ -279,7 +138,7 @@ def validate_table_event(raw: object) -> dict[str, object]:
     with `raw`. Raises `InvalidEvent` with a one-line reason naming the field otherwise.
     """
     if not isinstance(raw, dict):
-        msg = f"event: expected a JSON object, got {_json_type(raw)}"
+        msg = f"event: expected a JSON object, got {json_type(raw)}"
         raise InvalidEvent(msg)
     if not all(isinstance(key, str) for key in raw):
         msg = "event: every key must be a string"
@@ -323,10 +182,10 @@ def _describe(prefix: str, error: ValidationError) -> str:
         allowed = ", ".join(properties)
         return f"{where}{_step(extra)}: unknown field; {prefix} has only {allowed}"
     if "propertyNames" in error.schema_path:
-        return f"{where}: key {_SHOW.repr(error.instance)} is not {_title(schema)}"
-    shown = _SHOW.repr(error.instance)
+        return f"{where}: key {SHOW.repr(error.instance)} is not {_title(schema)}"
+    shown = SHOW.repr(error.instance)
     if keyword == "type":
-        shown = f"{shown} ({_json_type(error.instance)})"
+        shown = f"{shown} ({json_type(error.instance)})"
     title = schema.get("title")
     if isinstance(title, str):
         return f"{where}: {shown} is not {title}"
@@ -338,22 +197,9 @@ def _step(part: str | int) -> str:
         return f"[{part}]"
     if _FIELD_NAME.match(part):
         return f".{part}"
-    return f"[{_SHOW.repr(part)}]"
+    return f"[{SHOW.repr(part)}]"
 
 
 def _title(schema: object) -> str:
     title = schema.get("title") if isinstance(schema, dict) else None
     return title if isinstance(title, str) else "a value"
-
-
-def _json_type(value: object) -> str:
-    names: tuple[tuple[type, str], ...] = (
-        (bool, "a boolean"),
-        (int, "an integer"),
-        (float, "a number"),
-        (str, "a string"),
-        (list, "an array"),
-        (dict, "an object"),
-        (type(None), "null"),
-    )
-    return next((name for kind, name in names if isinstance(value, kind)), type(value).__name__)

@@ -28,7 +28,8 @@ from starlette.testclient import TestClient
 
 from controller.errors import InvalidEvent
 from streams.engine import MAX_RAW_KEPT, fold_log
-from streams.validation import parse_json_line, validate_table_event
+from streams.json_lines import parse_json_line
+from streams.validation import validate_table_event
 from tests.hostile.corpus import CORPUS, Hostile
 from tests.streams.http_support import Api, auth, full_round, open_api
 

@@ -39,6 +39,7 @@ from controller.config import load_floor_config
 from controller.errors import RuleViolation, StoreUnavailable
 from controller.views import awards_view, meters_view
 from streams.engine import EmbeddedController, Outcome, decode
+from streams.json_lines import parse_json_line
 from streams.kafka_codec import MAX_RAW_KEPT
 from streams.kafka_dump import (
     award_sort_key,
@@ -51,7 +52,6 @@ from streams.kafka_ingest import event_id_of, table_key
 from streams.kafka_read import read_values
 from streams.kafka_topics import TopicNames
 from streams.memory import MemoryLog
-from streams.validation import parse_json_line
 from tests.hostile.corpus import CORPUS, STAGE_SEQS, TABLE, ev, staged
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import CONFIG, REPO, Worker, deploy

@@ -33,6 +33,7 @@ from controller.errors import RuleViolation, StoreUnavailable
 from controller.events import ProgressiveHit
 from controller.views import awards_view, meters_view, rejected_view
 from streams.engine import EmbeddedController, decode
+from streams.json_lines import parse_json_line
 from streams.kafka_cmd import activate
 from streams.kafka_dump import (
     Fold,
@@ -47,7 +48,6 @@ from streams.kafka_read import read_values
 from streams.kafka_topics import Layout, TopicNames, provision, topic_specs
 from streams.memory import MemoryLog
 from streams.replay_cmd import replay_file
-from streams.validation import parse_json_line
 from tests.integration.services import require_kafka
 
 pytestmark = pytest.mark.integration

@@ -35,14 +35,9 @@ from streams.fast_decode import (
     validate_event,
     validate_to_event,
 )
+from streams.json_lines import parse_json_line
 from streams.liveness import Heartbeat
-from streams.validation import (
-    SCHEMA_DIR,
-    SCHEMA_PATH,
-    SCHEMA_V2_PATH,
-    parse_json_line,
-    validate_table_event,
-)
+from streams.validation import SCHEMA_DIR, SCHEMA_PATH, SCHEMA_V2_PATH, validate_table_event
 
 Line = bytes | str
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
