@@ -3,17 +3,18 @@
 Kept apart from the app wiring so each reads in one sitting; it imports faust only for the
 ``TP`` (topic, partition) type the consumer's commit takes.
 
-**Pipelined.** A batch is *decided* (gap repair, the pure processor, its outputs queued on the
-producer) and then *finished* by a task of its own: wait for its outputs' acknowledgements, store
-its state and progress and wait for the changelog, commit, acknowledge its events. Each finish
-first waits for the previous batch's finish, so stores and commits happen in batch order, and
-always after the batch's own outputs are acknowledged: the guarantees of `streams.kafka_worker`
-are those of the unpipelined protocol. What the pipeline buys is that the next batch is decided
-while the broker acknowledges the previous one (bench "kafka": the round trips of produce, store
-and commit cost as much as deciding). A batch decided while earlier ones are unfinished reads
-their state records from `Stage._unstored`, not the table (which they have not reached yet).
-At most `PIPELINE_DEPTH` batches are unfinished at a time; a depth of 1 is the unpipelined
-protocol, batch by batch.
+**Pipelining (optional).** A batch is *decided* (gap repair, the pure processor, its outputs
+queued on the producer) and then *finished* by a task of its own: wait for its outputs'
+acknowledgements, store its state and progress and wait for the changelog, commit, acknowledge
+its events. Each finish first waits for the previous batch's finish, so stores and commits happen
+in batch order, and always after the batch's own outputs are acknowledged: the guarantees of
+`streams.kafka_worker` hold at any depth. With a depth of 2 the next batch is decided while the
+broker acknowledges the previous one, reading that batch's state records from
+`Stage._unstored` (the table has not got them yet). The default depth is 1 (each batch finished
+before the next is taken) because on the benchmark host depth 2 lost: batches got smaller and
+the process spent ~20% more CPU per event, mostly in faust's fetcher, while the worker was
+CPU-bound rather than waiting on the broker (bench/PROPOSALS.md, "Kafka"). Raise it with
+``JACKPOT_KAFKA_PIPELINE_DEPTH=2`` where the broker's round trips, not the CPU, are the limit.
 """
 
 from __future__ import annotations
@@ -48,8 +49,10 @@ from streams.kafka_sink import Delivery, OutputSink
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 R = TypeVar("R")
-#: Unfinished batches at most (1: each batch finished before the next is decided).
-PIPELINE_DEPTH = 2
+#: Unfinished batches at most (1: each batch finished before the next is decided); the
+#: environment variable overrides it (bench and tuning; see bench/PROPOSALS.md, "Kafka").
+PIPELINE_DEPTH_ENV = "JACKPOT_KAFKA_PIPELINE_DEPTH"
+PIPELINE_DEPTH = 1
 
 
 @dataclass(slots=True)
@@ -82,10 +85,11 @@ class Stage(Generic[R]):
         sink: OutputSink,
         metrics: WorkerMetrics,
         bootstrap: str,
-        depth: int = PIPELINE_DEPTH,
+        depth: int | None = None,
     ) -> None:
         self.name, self._app, self._table, self._process = name, app, table, process
         self._topic = topic
+        depth = depth or int(os.environ.get(PIPELINE_DEPTH_ENV) or PIPELINE_DEPTH)
         self._bootstrap, self._depth = bootstrap, max(1, depth)
         self._to_bytes, self._from_bytes = codec
         self._sink, self._metrics = sink, metrics
@@ -234,44 +238,33 @@ class Stage(Generic[R]):
         """The agent body: events are acknowledged by hand, only after their batch is stored.
 
         Not ``take_events``: its ``finally`` acknowledges the whole batch on any way out of the
-        loop, a failed batch included. The body only queues events; `_batches` takes what is
-        waiting (up to ``batch``) as soon as the pipeline has room, so batches grow while the
-        broker acknowledges earlier ones and stay single events on a quiet floor.
+        loop, a failed batch included. Room in the pipeline first, then the batch: what faust
+        has waiting in the agent's channel (up to ``batch``), so events gather in faust's
+        buffers (and its fetcher slows down) while earlier batches are busy, rather than being
+        pulled early into small batches.
         """
         manual = stream.noack()
-        waiting: asyncio.Queue[Any] = asyncio.Queue(maxsize=batch * self._depth)
+        events = manual.events().__aiter__()
         unfinished: collections.deque[asyncio.Task[None]] = collections.deque()
-        batcher = asyncio.create_task(self._batches_of(manual, waiting, unfinished, batch))
         try:
-            async for event in manual.events():
-                await waiting.put(event)
+            while True:
+                while len(unfinished) >= self._depth:
+                    await unfinished.popleft()
+                pending = [await events.__anext__()]
+                while len(pending) < batch and not manual.channel.empty():
+                    pending.append(await events.__anext__())
+                try:
+                    decided = await self.decide(pending)
+                except Exception:
+                    self._die("decide")
+                previous = unfinished[-1] if unfinished else None
+                finishing = self._finish_and_ack(manual, decided, previous)
+                unfinished.append(asyncio.create_task(finishing))
+        except StopAsyncIteration:  # the stream ended (the app is stopping)
+            return
         finally:  # stopped: unfinished batches are redelivered
-            batcher.cancel()
             for task in unfinished:
                 task.cancel()
-
-    async def _batches_of(
-        self,
-        manual: Any,
-        waiting: asyncio.Queue[Any],
-        unfinished: collections.deque[asyncio.Task[None]],
-        batch: int,
-    ) -> None:
-        """Decide what is waiting whenever the pipeline has room; each batch is finished by a
-        task of its own, after the one before it."""
-        while True:
-            events = [await waiting.get()]
-            while len(unfinished) >= self._depth:
-                await unfinished.popleft()
-            while len(events) < batch and not waiting.empty():
-                events.append(waiting.get_nowait())
-            try:
-                decided = await self.decide(events)
-            except Exception:
-                self._die("decide")
-            previous = unfinished[-1] if unfinished else None
-            finishing = self._finish_and_ack(manual, decided, previous)
-            unfinished.append(asyncio.create_task(finishing))
 
     async def _finish_and_ack(
         self, manual: Any, batch: Decided[R], previous: asyncio.Future[None] | None

@@ -95,6 +95,7 @@ class Stream:
 
     def __init__(self, world: World) -> None:
         self.world, self.queue = world, asyncio.Queue[Event]()
+        self.channel = self.queue  # faust's agent channel: what is waiting
 
     def noack(self) -> Stream:
         return self
@@ -114,7 +115,7 @@ def count(record: int | None, key: str | None, raw: bytes, pos: SourcePos) -> Pr
     return Processed("accepted", seen, (output,))
 
 
-def stage(world: World) -> Stage[int]:
+def stage(world: World, depth: int) -> Stage[int]:
     return Stage[int](
         name="round",
         topic=TOPIC,
@@ -125,6 +126,7 @@ def stage(world: World) -> Stage[int]:
         sink=Sink(world),  # type: ignore[arg-type]
         metrics=WorkerMetrics(),
         bootstrap="unused",
+        depth=depth,
     )
 
 
@@ -133,14 +135,16 @@ def event(key: bytes, offset: int) -> Event:
 
 
 async def settle() -> None:
+    """Let every task run until it waits for the test."""
     for _ in range(20):
         await asyncio.sleep(0)
 
 
 async def scenario() -> list[str]:
+    """Depth 2: batch 2 is decided while batch 1 waits for its acknowledgements."""
     world = World()
     stream = Stream(world)
-    agent = asyncio.create_task(stage(world).consume(stream, batch=10))
+    agent = asyncio.create_task(stage(world, depth=2).consume(stream, batch=10))
     for offset, key in enumerate([b"a", b"b"]):
         stream.queue.put_nowait(event(key, offset))
     await settle()  # batch 1 decided, waiting for its acknowledgements
@@ -171,4 +175,40 @@ def test_batches_store_and_commit_in_order_after_their_own_acknowledgements() ->
         "store \x00next:0=3",
         "commit 0:3",
         "ack 2",
+    ]
+
+
+async def unpipelined() -> list[str]:
+    """Depth 1: nothing of batch 2 happens before batch 1 is finished."""
+    world = World()
+    stream = Stream(world)
+    agent = asyncio.create_task(stage(world, depth=1).consume(stream, batch=10))
+    stream.queue.put_nowait(event(b"a", 0))
+    await settle()
+    stream.queue.put_nowait(event(b"a", 1))
+    await settle()
+    log = list(world.log)
+    world.deliveries[0][1].set()
+    await settle()
+    world.deliveries[1][1].set()
+    await settle()
+    agent.cancel()
+    return [*log, "--", *world.log[len(log) :]]
+
+
+def test_at_depth_one_a_batch_is_finished_before_the_next_is_taken() -> None:
+    assert asyncio.run(unpipelined()) == [
+        "produce a1",
+        "--",
+        "acked",
+        "store a=1",
+        "store \x00next:0=1",
+        "commit 0:1",
+        "ack 0",
+        "produce a2",
+        "acked",
+        "store a=2",
+        "store \x00next:0=2",
+        "commit 0:2",
+        "ack 1",
     ]
