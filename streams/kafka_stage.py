@@ -238,12 +238,31 @@ class Stage(Generic[R]):
         """The agent body: events are acknowledged by hand, only after their batch is stored.
 
         Not ``take_events``: its ``finally`` acknowledges the whole batch on any way out of the
-        loop, a failed batch included. Room in the pipeline first, then the batch: what faust
-        has waiting in the agent's channel (up to ``batch``), so events gather in faust's
-        buffers (and its fetcher slows down) while earlier batches are busy, rather than being
-        pulled early into small batches.
+        loop, a failed batch included. A batch is what faust has waiting in the agent's channel
+        (up to ``batch``). At depth 1 the agent's own task decides and finishes each batch, as
+        before pipelining existed (faust fills the channel meanwhile, so batches are large);
+        deeper, see `_pipelined`.
         """
         manual = stream.noack()
+        if self._depth > 1:
+            await self._pipelined(manual, batch)
+            return
+        pending: list[Any] = []
+        async for event in manual.events():
+            pending.append(event)
+            if len(pending) < batch and not manual.channel.empty():
+                continue
+            try:
+                await self.finish(await self.decide(pending), None)
+            except Exception:
+                self._die("batch")
+            for done in pending:
+                await manual.ack(done)
+            pending = []
+
+    async def _pipelined(self, manual: Any, batch: int) -> None:
+        """Room in the pipeline first, then the batch, so events gather in faust's buffers
+        while earlier batches are busy rather than being pulled early into small batches."""
         events = manual.events().__aiter__()
         unfinished: collections.deque[asyncio.Task[None]] = collections.deque()
         try:
