@@ -32,7 +32,7 @@ from confluent_kafka.admin import AdminClient
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, Figure, Goal, Mode, Paired, Row, Settings, rate_row
-from bench.kafka import bootstrap_or_reason
+from bench.kafka_parts import bootstrap_or_reason
 from controller.events import MeterEvent
 from controller.state import FloorState
 from controller.table_events import TableEventBase

@@ -6,7 +6,7 @@ the committed offset, and just after a long batch) without delivering them to th
 processor therefore stores, per source partition, the next offset it expects (a reserved key in
 its state table, written after the batch's state, never lowered). A record beyond that offset
 reveals a gap: the missing records are read from Kafka directly and processed first, so a skipped
-record is repaired instead of lost (metric ``jackpot_kafka_gap_records_total``).
+record is repaired instead of lost (metric ``jackpot_gap_records_total``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Partitioned by table: a table's events arrive in its partition's order and its s
 
 A ``heartbeat`` (contract version 2) passes the door and the key check and then produces nothing:
 it is not a table event, so it goes to no topic and never reaches the core; its outcome is
-``heartbeat`` (``jackpot_kafka_inputs_total{outcome="heartbeat",processor="round"}``). One for a
+``heartbeat`` (``jackpot_inputs_total{outcome="heartbeat",processor="round"}``). One for a
 table the configuration does not name is refused like any bad input. This engine does not yet
 report playability (see docs/services.md).
 

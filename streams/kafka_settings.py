@@ -32,6 +32,7 @@ class WorkerSettings:
     config_path: Path
     data_dir: Path
     metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
     batch: int = 500
     session_timeout_s: float = 6.0
     commit_interval_s: float = 1.0
@@ -48,6 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data-dir", type=Path, default=Path("var/kafka-worker"), help="faust data directory"
     )
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
+    parser.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address the metrics server binds"
+    )
     parser.add_argument("--batch", type=int, default=500, help="records per batch at most")
     parser.add_argument("--loglevel", default="warning", help="faust log level")
     add_security_arguments(parser)
@@ -66,6 +70,7 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         config_path=args.config,
         data_dir=args.data_dir / args.prefix,
         metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         batch=args.batch,
         loglevel=args.loglevel,
         security=security,

@@ -2,6 +2,8 @@
 
 The worker produces a batch's outputs here and waits until the broker acknowledged every one of
 them (``acks=all``) before it stores any state: state is never ahead of the outputs it implies.
+Each `produce` call returns its own `Delivery`, so a batch waits for its own records only: the
+worker produces the next batch while an earlier one's acknowledgements are still due.
 Idempotence (``enable.idempotence``) keeps each partition's records in produce order with no
 broker-side duplicates across retries, so a meter's claims stay in the order a table produced them.
 
@@ -12,6 +14,7 @@ lands on the same partition whoever produces it.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Iterable
 
 from confluent_kafka import KafkaError, Message, Producer
@@ -37,45 +40,60 @@ def producer_config(bootstrap: str, client_id: str) -> dict[str, object]:
     }
 
 
+class Delivery:
+    """The acknowledgements one `OutputSink.produce` call still waits for, and its failures."""
+
+    __slots__ = ("_all_errors", "errors", "pending")
+
+    def __init__(self, all_errors: list[str]) -> None:
+        self.pending = 0
+        self.errors: list[str] = []
+        self._all_errors = all_errors  # the sink's, for `OutputSink.close`
+
+    def delivered(self, error: KafkaError | None, message: Message) -> None:
+        """The producer's delivery callback (runs inside ``poll``)."""
+        self.pending -= 1
+        if error is not None:
+            self.errors.append(f"{message.topic()}: {error}")
+            self._all_errors.append(self.errors[-1])
+
+
 class OutputSink:
-    """Produce outputs; `flush` returns when all are acknowledged or raises StoreUnavailable."""
+    """Produce outputs; `wait` returns when a batch's are all acknowledged or raises
+    StoreUnavailable."""
 
     def __init__(self, bootstrap: str, client_id: str) -> None:
         self._producer = Producer(producer_config(bootstrap, client_id))
         self._errors: list[str] = []
 
-    def _delivered(self, error: KafkaError | None, message: Message) -> None:
-        if error is not None:
-            self._errors.append(f"{message.topic()}: {error}")
-
-    def produce(self, outputs: Iterable[Output]) -> int:
-        """Queue ``outputs`` in order; the number queued."""
-        count = 0
+    def produce(self, outputs: Iterable[Output]) -> Delivery:
+        """Queue ``outputs`` in order; their `Delivery`."""
+        delivery = Delivery(self._errors)
+        send = functools.partial(self._producer.produce, on_delivery=delivery.delivered)
         for out in outputs:
             while True:
                 try:
-                    self._producer.produce(
+                    send(
                         out.topic,
                         key=out.key.encode(),
                         value=out.value,
                         headers=[(DEDUPE_HEADER, out.dedupe_id.encode())],
-                        on_delivery=self._delivered,
                     )
                     break
                 except BufferError:  # the local queue is full: let deliveries drain it
                     self._producer.poll(0.05)
-            count += 1
-        return count
+            delivery.pending += 1
+        return delivery
 
-    async def flush(self) -> None:
-        """Wait (without blocking the event loop) until every queued record is acknowledged."""
-        while len(self._producer) > 0:
-            self._producer.poll(0)
-            await asyncio.sleep(POLL_PAUSE_S)
+    async def wait(self, delivery: Delivery) -> None:
+        """Wait (without blocking the event loop) until every record of ``delivery`` is
+        acknowledged; StoreUnavailable if any failed."""
         self._producer.poll(0)
-        if self._errors:
-            errors, self._errors = self._errors, []
-            msg = f"{len(errors)} output(s) not delivered, first: {errors[0]}"
+        while delivery.pending > 0:
+            await asyncio.sleep(POLL_PAUSE_S)
+            self._producer.poll(0)
+        if delivery.errors:
+            msg = f"{len(delivery.errors)} output(s) not delivered, first: {delivery.errors[0]}"
             raise StoreUnavailable(msg)
 
     def close(self, timeout: float = 30.0) -> None:

@@ -30,7 +30,7 @@ are redelivered.
 Known limit: a worker stalled longer than the session timeout while still alive can, in a narrow
 window, land a state write after the partition's new owner wrote a newer one (faust's
 transactional mode would fence it). State writes for partitions revoked mid-batch are dropped
-(``jackpot_kafka_stale_writes_total``), which narrows the window to the final acknowledgement.
+(``jackpot_stale_writes_total``), which narrows the window to the final acknowledgement.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def build_app(settings: WorkerSettings) -> faust.App:
     app = _app(settings, names)
     wiring = Wiring(app, settings, OutputSink(settings.bootstrap, f"{names.app_id}-out"))
     if settings.metrics_port:
-        wiring.metrics.serve(settings.metrics_port)
+        wiring.metrics.serve(settings.metrics_port, settings.metrics_host)
     wiring.add(
         Stage[TableRecord],
         ("round", "rounds", names.table_events, counts[names.table_events]),
@@ -119,6 +119,7 @@ class Wiring:
         table = self.app.Table(table_name, key_type=bytes, value_type=bytes, partitions=partitions)
         stage = kind(
             name=processor,
+            topic=topic_name,
             app=self.app,
             table=table,
             process=process,
@@ -127,6 +128,7 @@ class Wiring:
             metrics=self.metrics,
             bootstrap=self.settings.bootstrap,
         )
+        self.metrics.lag.sources.append(stage.lag)
         batch = self.settings.batch
 
         async def body(stream: Any) -> None:

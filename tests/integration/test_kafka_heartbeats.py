@@ -5,7 +5,7 @@ A simulated stream with a heartbeat from every table every 20 lines (and one fro
 floor does not have) goes through a real broker and one worker, on one partition so the order is
 the file's: the meters, awards and rejections equal the embedded engine's for the same lines, no
 heartbeat id is on the events topic, the only heartbeat dead-lettered is the unknown table's, and
-``jackpot_kafka_inputs_total{outcome="heartbeat",processor="round"}`` counts the others.
+``jackpot_inputs_total{outcome="heartbeat",processor="round"}`` counts the others.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def free_port() -> int:
 
 def heartbeat_outcomes(port: int) -> float:
     text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
-    line = r'^jackpot_kafka_inputs_total\{outcome="heartbeat",processor="round"\} (\S+)$'
+    line = r'^jackpot_inputs_total\{outcome="heartbeat",processor="round"\} (\S+)$'
     found = re.search(line, text, flags=re.MULTILINE)
     return float(found.group(1)) if found else 0.0
 

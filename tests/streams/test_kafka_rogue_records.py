@@ -99,6 +99,7 @@ def test_a_record_keyed_like_a_progress_mark_is_not_read_as_a_table_state() -> N
 
     stage = Stage[Any](
         name="round",
+        topic=NAMES.table_events,
         app=cast(Any, None),
         table=_Table({progress_key(0): b"123"}),
         process=cast(Any, None),
