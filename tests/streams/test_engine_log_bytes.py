@@ -10,7 +10,7 @@ import pytest
 from controller.codec import event_from_dict, event_to_dict
 from controller.errors import InvalidEvent
 from controller.events import ConfigActivated
-from streams.engine import EmbeddedController, decode, encode
+from streams.engine import EmbeddedController, decode, encode, fold_log
 from streams.memory import MemoryLog
 from tests.streams.http_support import CONFIG, full_round
 
@@ -65,3 +65,18 @@ def test_decode_reads_what_json_loads_read_and_refuses_a_non_object() -> None:
         assert decode(record.payload) == event_from_dict(json.loads(record.payload))
     with pytest.raises(InvalidEvent, match="not an event object"):
         decode(b"[1, 2]")
+
+
+def test_a_refused_input_whose_id_holds_a_lone_surrogate_replays() -> None:
+    """Found by the hostile run on Kafka: a refused event's id may hold a lone surrogate, which
+    the encoder writes as a \\ud800 escape; msgspec refuses to parse that escape, so a log holding
+    such a dead letter could not be replayed (a restart would fail). json.loads reads it back."""
+    controller, log = _started()
+    before = log.head()
+    hostile = {"event_id": "hostile:\ud800", "type": "round_opened", "table_id": "tcp-1"}
+    (outcome,) = controller.submit([hostile])
+    assert outcome.status == "rejected"
+    (record,) = log.read(after=before)
+    assert b"\\ud800" in record.payload
+    assert decode(record.payload) == event_from_dict(json.loads(record.payload))
+    assert fold_log(log)[0] == controller.state
