@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
@@ -50,7 +49,7 @@ from streams.kafka_security import activate_from, add_security_arguments, client
 from streams.kafka_settings import default_bootstrap
 from streams.kafka_signage_fold import Projector, Record, SignageMetrics
 from streams.kafka_topics import TopicNames
-from streams.redis_model import RedisReadModel, redact
+from streams.redis_model import RedisReadModel, add_redis_arguments, password_from, redact
 
 logger = logging.getLogger(__name__)
 BATCH = 2_000
@@ -274,15 +273,7 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument("--prefix", required=True, help="topic prefix (one deployment)")
     add_security_arguments(parser)
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
-    parser.add_argument(
-        "--redis", default=os.environ.get("REDIS_URL"), help="Redis URL (default $REDIS_URL)"
-    )
-    parser.add_argument("--redis-password-file", type=Path, help="file holding the Redis password")
-    parser.add_argument(
-        "--redis-prefix",
-        default=os.environ.get("JACKPOT_REDIS_PREFIX", "jackpot"),
-        help="key prefix in Redis (default $JACKPOT_REDIS_PREFIX or 'jackpot')",
-    )
+    add_redis_arguments(parser, "Redis URL (default $REDIS_URL)")
     parser.add_argument("--group", default="", help="consumer group (default <prefix>-signage)")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument(
@@ -301,16 +292,13 @@ def handle(args: argparse.Namespace) -> int:
     except JackpotError as exc:
         print(f"jackpot kafka signage: {exc}", file=sys.stderr)
         return 2
-    password = None
-    if args.redis_password_file is not None:
-        password = args.redis_password_file.read_text(encoding="utf-8").strip()
     settings = SignageSettings(
         bootstrap=args.bootstrap,
         prefix=args.prefix,
         config_path=args.config,
         redis_url=args.redis,
         redis_prefix=args.redis_prefix,
-        redis_password=password,
+        redis_password=password_from(args.redis_password_file),
         group=args.group,
         metrics_port=args.metrics_port,
         resync_every=args.resync_every,

@@ -21,10 +21,13 @@ backoff: the caller is the ingest path, and it must not wait on signage.
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Final, Self, cast
 from urllib.parse import urlsplit, urlunsplit
@@ -70,6 +73,25 @@ def redact(url: str) -> str:
     host = parts.hostname or ""
     netloc = f"***@{host}:{parts.port}" if parts.port else f"***@{host}"
     return urlunsplit(parts._replace(netloc=netloc))
+
+
+def add_redis_arguments(parser: argparse.ArgumentParser, url_help: str) -> None:
+    """The read model's options, the same for ``jackpot serve`` and ``jackpot kafka signage``:
+    ``--redis`` (default $REDIS_URL), ``--redis-password-file``, ``--redis-prefix``."""
+    parser.add_argument("--redis", default=os.environ.get("REDIS_URL"), help=url_help)
+    parser.add_argument(
+        "--redis-password-file", type=Path, default=None, help="file holding the Redis password"
+    )
+    parser.add_argument(
+        "--redis-prefix",
+        default=os.environ.get("JACKPOT_REDIS_PREFIX", "jackpot"),
+        help="key prefix in Redis (default $JACKPOT_REDIS_PREFIX or 'jackpot')",
+    )
+
+
+def password_from(path: Path | None) -> str | None:
+    """The password in ``--redis-password-file`` (None without one), surrounding blanks dropped."""
+    return None if path is None else path.read_text(encoding="utf-8").strip()
 
 
 class RedisReadModel:

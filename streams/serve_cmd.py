@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
-import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -27,7 +26,7 @@ from controller.errors import ConfigError, StoreUnavailable
 from streams.engine import EmbeddedController
 from streams.http_app import DEFAULT_MAX_BODY, create_app
 from streams.metrics import MetricsSensor
-from streams.redis_model import RedisReadModel
+from streams.redis_model import RedisReadModel, add_redis_arguments, password_from
 from streams.signage_feed import SignageFeed, run_flusher
 from streams.sqlite_log import SqliteLog
 from streams.tokens import TokenStore
@@ -47,18 +46,8 @@ def add_parser(sub: Any) -> None:
     parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
     )
-    parser.add_argument(
-        "--redis",
-        default=os.environ.get("REDIS_URL"),
-        help="publish live meters to this Redis for signage (default $REDIS_URL; none if unset)",
-    )
-    parser.add_argument(
-        "--redis-password-file", type=Path, default=None, help="file holding the Redis password"
-    )
-    parser.add_argument(
-        "--redis-prefix",
-        default=os.environ.get("JACKPOT_REDIS_PREFIX", "jackpot"),
-        help="key prefix in Redis (default $JACKPOT_REDIS_PREFIX or 'jackpot')",
+    add_redis_arguments(
+        parser, "publish live meters to this Redis for signage (default $REDIS_URL; none if unset)"
     )
     parser.add_argument(
         "--log-level",
@@ -110,9 +99,7 @@ def _start_signage(
     stop = threading.Event()
     if not args.redis:
         return stop
-    password = None
-    if args.redis_password_file is not None:
-        password = args.redis_password_file.read_text(encoding="utf-8").strip()
+    password = password_from(args.redis_password_file)
     model = RedisReadModel(args.redis, prefix=args.redis_prefix, password=password)
     feed = SignageFeed(model, lambda: controller.state, on_dirty=sensor.signage_dirty.set)
     controller.subscribe(feed.listener)
