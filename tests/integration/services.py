@@ -14,11 +14,14 @@ Addresses come from ``KAFKA_BOOTSTRAP`` (default ``127.0.0.1:19092``) and ``REDI
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 from typing import NoReturn
 from urllib.parse import quote
 
 import pytest
 
+REPO = Path(__file__).resolve().parents[2]
 DEFAULT_KAFKA_BOOTSTRAP = "127.0.0.1:19092"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:16379/0"
 PROBE_TIMEOUT_S = 5.0
@@ -121,3 +124,39 @@ def _redact(url: str) -> str:
     if not sep or not at or not creds:
         return url
     return f"{scheme}://***@{host}"
+
+
+#: The scripts that manage a service, with the variable naming its port and that port's default.
+_MANAGED = {"kafka.sh": ("KAFKA_PORT", "19092"), "redis.sh": ("REDIS_PORT", "16379")}
+
+
+def managed_service_env(script: str, port: str) -> dict[str, str]:
+    """The environment to run ``scripts/<script>`` (kafka.sh or redis.sh) with, if it manages the
+    running service on ``port``: fault tests stop, crash and restart a service through the script
+    and must never touch one they were not given. Otherwise skip (fail when ``CI`` is set)."""
+    port_var, default = _MANAGED[script]
+    env = dict(os.environ)
+    managed = env.get(port_var, default)
+    if managed != port:
+        _refuse(
+            f"port {port} is not the one scripts/{script} manages ({port_var}={managed}): "
+            f"set {port_var} (and its run dir) to match"
+        )
+    status = subprocess.run(
+        [str(REPO / "scripts" / script), "status"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if status.returncode != 0:
+        output = (status.stdout + status.stderr).strip()
+        _refuse(f"scripts/{script} does not manage a running service on port {port}: {output}")
+    return env
+
+
+def _refuse(message: str) -> NoReturn:
+    if in_ci():
+        pytest.fail(f"CI is set: {message}", pytrace=False)
+    pytest.skip(message)

@@ -44,7 +44,7 @@ from streams.kafka_ingest import TableEventProducer
 from streams.kafka_settings import KILL_AFTER_OUTPUTS_ENV
 from streams.kafka_topics import TopicNames
 from streams.replay_cmd import replay_file
-from tests.integration.services import in_ci, require_kafka
+from tests.integration.services import managed_service_env, require_kafka
 from tests.integration.test_kafka_parity import (
     CONFIG,
     REPO,
@@ -84,22 +84,7 @@ BROKER_TRIES = 10
 
 def managed_broker_env(bootstrap: str) -> dict[str, str]:
     """The environment for ``scripts/kafka.sh`` if it manages the broker at ``bootstrap``."""
-    env = dict(os.environ)
-    port = bootstrap.rsplit(":", 1)[-1]
-    if env.get("KAFKA_PORT", "19092") != port:
-        message = (
-            f"KAFKA_BOOTSTRAP {bootstrap} is not the broker scripts/kafka.sh manages on port "
-            f"{env.get('KAFKA_PORT', '19092')}: set KAFKA_PORT (and KAFKA_RUN_DIR) to match"
-        )
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    status = subprocess.run(
-        [str(REPO / "scripts" / "kafka.sh"), "status"], env=env, capture_output=True, check=False
-    )
-    if status.returncode != 0:
-        pytest.skip(f"scripts/kafka.sh does not manage a running broker: {status.stdout!r}")
-    return env
+    return managed_service_env("kafka.sh", bootstrap.rsplit(":", 1)[-1])
 
 
 class Feeder(threading.Thread):

@@ -14,7 +14,6 @@ environment it was given (``REDIS_PORT``, ``REDIS_RUN_DIR``) and refuses to touc
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -34,7 +33,7 @@ from streams.kafka_topics import TopicNames
 from streams.redis_model import RedisReadModel
 from streams.replay_cmd import replay_state
 from streams.signage_feed import meter_fields
-from tests.integration.services import in_ci, require_kafka, require_redis
+from tests.integration.services import managed_service_env, require_kafka, require_redis
 from tests.integration.test_kafka_parity import (
     CONFIG,
     REPO,
@@ -52,22 +51,7 @@ WAIT_S = 60.0
 
 def managed_redis_env(url: str) -> dict[str, str]:
     """The environment for ``scripts/redis.sh`` if it manages the Redis at ``url``."""
-    env = dict(os.environ)
-    port = str(urlsplit(url).port or 6379)
-    if env.get("REDIS_PORT", "16379") != port:
-        message = (
-            f"REDIS_URL port {port} is not the Redis scripts/redis.sh manages on port "
-            f"{env.get('REDIS_PORT', '16379')}: set REDIS_PORT (and REDIS_RUN_DIR) to match"
-        )
-        if in_ci():
-            pytest.fail(message)
-        pytest.skip(message)
-    status = subprocess.run(
-        [str(REPO / "scripts" / "redis.sh"), "status"], env=env, capture_output=True, check=False
-    )
-    if status.returncode != 0:
-        pytest.skip(f"scripts/redis.sh does not manage a running Redis: {status.stderr!r}")
-    return env
+    return managed_service_env("redis.sh", str(urlsplit(url).port or 6379))
 
 
 def redis_sh(env: dict[str, str], action: str) -> None:
