@@ -10,25 +10,20 @@ seat, round or event ids, never a table id a device sent, and never raw rejectio
 would choose the text and blow up the series count). Rejection reasons are sorted into
 `REASON_CLASSES` by `reason_class`.
 
-Liveness (`streams.liveness`) is time-driven, not event-driven: a table turns unplayable because
-nothing arrived. So its gauges are computed at each scrape (a collector): for every table
-``jackpot_table_silence_seconds{table}`` and for every link ``jackpot_progressive_unplayable{meter,
-table}`` (1 or 0). That is one series per table and per table-meter link: about 50,000 series for
-10,000 tables of four progressives each, which a Prometheus holds easily but a floor that large may
-prefer to alert on the per-meter ``jackpot_meter_unplayable_tables{meter}`` count alone.
+Liveness gauges are computed at each scrape by `streams.liveness_metrics.LivenessCollector`
+over the controller's tracker (the Kafka engine's signage projector registers the same one).
 """
 
 from __future__ import annotations
 
 import collections
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector
 
+from controller.config import FloorConfig
 from controller.events import (
     ConfigActivated,
     ContributionRecorded,
@@ -41,7 +36,8 @@ from controller.events import (
 from controller.money import SUBUNITS_PER_CENT
 from controller.table_events import TableEventBase
 from streams.engine import EmbeddedController, Status
-from streams.liveness import HEARTBEAT_NOTED, meters_down
+from streams.liveness import HEARTBEAT_NOTED, LivenessTracker
+from streams.liveness_metrics import LivenessCollector
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
 OPERATOR_COMMANDS: Final = frozenset({"ActivateConfig", "CorrectMeter", "ValidateHit", "PayHit"})
@@ -142,7 +138,11 @@ class MetricsSensor:
             "Heartbeats noted (a refused one is a rejection)",
             registry=self.registry,
         )
-        self.registry.register(_LivenessCollector(self))
+        self.registry.register(LivenessCollector(self._liveness_source))
+
+    def _liveness_source(self) -> tuple[LivenessTracker, FloorConfig | None] | None:
+        controller = self._controller
+        return None if controller is None else (controller.liveness, controller.state.config)
 
     def attach(self, controller: EmbeddedController) -> None:
         """Subscribe to ``controller`` and set the meter gauges from its current state."""
@@ -220,57 +220,3 @@ class MetricsSensor:
     def controller(self) -> EmbeddedController | None:
         """The controller attached, if any."""
         return self._controller
-
-
-class _LivenessCollector(Collector):
-    """The liveness gauges, computed at each scrape from the tracker (`streams.liveness`): one
-    family per metric, built in one pass (about 50,000 series for 10,000 tables of four
-    progressives; a `Gauge.labels` call per series would take seconds)."""
-
-    def __init__(self, sensor: MetricsSensor) -> None:
-        self._sensor = sensor
-
-    def describe(self) -> Iterator[Metric]:
-        """The families without samples (so registering does not compute them)."""
-        yield from _liveness_families()
-
-    def collect(self) -> Iterator[Metric]:
-        """Every configured table's silence and every link's playability, now."""
-        families = _liveness_families()
-        unplayable, unplayable_tables, silence = families
-        controller = self._sensor.controller()
-        config = controller.state.config if controller is not None else None
-        if controller is None or config is None:
-            yield from families
-            return
-        statuses = controller.liveness.statuses(config)
-        uptime = controller.liveness.uptime()
-        for table_id, status in statuses.items():
-            silent = status.silent_seconds
-            silence.add_metric([table_id], uptime if silent is None else silent)
-            for meter_id in dict.fromkeys(config.tables[table_id].links.values()):
-                unplayable.add_metric([meter_id, table_id], 0 if status.playable else 1)
-        down = meters_down(config, statuses)
-        for meter_id in config.meters:
-            unplayable_tables.add_metric([meter_id], len(down.get(meter_id, ())))
-        yield from families
-
-
-def _liveness_families() -> tuple[GaugeMetricFamily, GaugeMetricFamily, GaugeMetricFamily]:
-    return (
-        GaugeMetricFamily(
-            "jackpot_progressive_unplayable",
-            "1 while the meter's progressive is unplayable at the table (silent or unknown)",
-            labels=["meter", "table"],
-        ),
-        GaugeMetricFamily(
-            "jackpot_meter_unplayable_tables",
-            "How many of the meter's linked tables are unplayable",
-            labels=["meter"],
-        ),
-        GaugeMetricFamily(
-            "jackpot_table_silence_seconds",
-            "Seconds since the table was last heard (since the controller started if never)",
-            labels=["table"],
-        ),
-    )
