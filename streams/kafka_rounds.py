@@ -18,11 +18,16 @@ Partitioned by table: a table's events arrive in its partition's order and its s
 5. **Accept**: the table event, then each step in settlement order with ids ``{event_id}#{i}``:
    claims to the meter-claims topic (keyed by meter), fixed and envy awards to events and awards.
 
-A ``heartbeat`` (contract version 2) passes the door and the key check and then produces nothing:
-it is not a table event, so it goes to no topic and never reaches the core; its outcome is
-``heartbeat`` (``jackpot_inputs_total{outcome="heartbeat",processor="round"}``). One for a
-table the configuration does not name is refused like any bad input. This engine does not yet
-report playability (see docs/services.md).
+**Liveness.** Every input that shows a table is alive (an accepted event, a duplicate of one, a
+heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`); the
+broker stamps it, and `streams.kafka_liveness` turns those stamps into playability. A refused
+input is no sign of life (as on the embedded engine), and a worker that is down writes none, so
+its tables turn unplayable once the limit passes: the controller's outage is seen too.
+
+A ``heartbeat`` (contract version 2) passes the door and the key check and then produces only its
+liveness record: it is not a table event, so it never reaches the core or the events topic; its
+outcome is ``heartbeat`` (``jackpot_inputs_total{outcome="heartbeat",processor="round"}``). One
+for a table the configuration does not name is refused like any bad input.
 
 Everything here is a pure function of (state record, input record), so a redelivered input gives
 byte-identical outputs with the same dedupe ids.
@@ -128,11 +133,13 @@ class RoundProcessor:
             reason = unknown_table_reason(self._config, event.table_id)
             if reason:
                 return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=None)
-            return Processed("heartbeat", record.stamped(pos) if record else None)
+            heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
+            return Processed("heartbeat", record.stamped(pos) if record else None, heard)
         digest = _digest(event)
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
-            return Processed("duplicate", record.stamped(pos))
+            heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)
+            return Processed("duplicate", record.stamped(pos), heard)
         if earlier is not None:
             reason = reused_id_reason(event.event_id)
             return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=event)
@@ -177,9 +184,14 @@ class RoundProcessor:
             else:
                 outputs.append(event_output(names.events, table_id, step, step_id))
                 outputs.append(event_output(names.awards, table_id, step, step_id))
+        outputs.append(self._heard(table_id, "event", event.event_id, pos))
         recent = (*(record.recent if record else ()), (event.event_id, digest))[-RECENT_IDS:]
         stored = TableRecord(table, pos.partition, pos.offset, recent)
         return Processed("accepted", stored, tuple(outputs))
+
+    def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
+        """The table's liveness record (`streams.kafka_liveness` reads the broker's stamp)."""
+        return heard_output(self._names.liveness, table_id, kind, event_id, pos)
 
     def _reject(
         self,
@@ -209,6 +221,13 @@ class RoundProcessor:
             dead_letter(self._names.dead_letter, out_key, raw, reason, pos),
         )
         return Processed("rejected", record.stamped(pos) if record else None, outputs)
+
+
+def heard_output(topic: str, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
+    """A sign of life from ``table_id``: ``kind`` is "event", "duplicate" or "heartbeat"; the
+    source position makes the dedupe id (a redelivery writes the same record again, harmlessly)."""
+    body = {"table_id": table_id, "heard": kind, "event_id": event_id, "source": pos.label}
+    return Output(topic, table_id, dumps(body), f"heard@{pos.label}")
 
 
 def _fields(raw: bytes) -> dict[str, object]:

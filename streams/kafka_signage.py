@@ -21,6 +21,11 @@ While Redis is down the fold goes on, the projector is degraded (a log line, the
 is republished. A Redis that restarted empty between two batches raises nothing: a read-back of
 one meter per second finds it and triggers the same republication.
 
+Playability (loss of communication) is published by the same process and loop: a liveness watch
+(`streams.kafka_liveness`) reads ``<prefix>.liveness`` and writes each meter's and table's status
+to the ``{redis-prefix}:playability`` hash every second (`streams.playability_board`), and its
+``/metrics`` carries the same liveness gauges as the embedded engine's.
+
 Known limit: every start refolds the whole events topic (meter events are decoded, other records
 only looked at); a snapshot of the fold with its offsets would shorten that.
 """
@@ -39,15 +44,15 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
+from confluent_kafka import Consumer
 
 from controller.config import load_floor_config
 from controller.errors import JackpotError
-from streams.kafka_codec import DEDUPE_HEADER
-from streams.kafka_read import as_bytes
+from streams.kafka_liveness import LivenessFeed, LivenessWatch
 from streams.kafka_security import activate_from, add_security_arguments, client_settings
 from streams.kafka_settings import default_bootstrap
-from streams.kafka_signage_fold import Projector, Record, SignageMetrics
+from streams.kafka_signage_fold import Projector, SignageMetrics
+from streams.kafka_signage_read import Partitions, batch_of
 from streams.kafka_topics import TopicNames
 from streams.redis_model import RedisReadModel, add_redis_arguments, password_from, redact
 
@@ -72,118 +77,6 @@ class SignageSettings:
     resync_every: float = 60.0
 
 
-class Partitions:
-    """The consumer's view of its partitions: next offset folded, and the end to catch up to."""
-
-    def __init__(
-        self, consumer: Consumer, topic: str, projector: Projector, *, hold: bool = True
-    ) -> None:
-        self.consumer, self.topic, self.projector = consumer, topic, projector
-        self.hold = hold
-        self.next: dict[int, int] = {}
-        self.ends: dict[int, int] = {}
-        self.committed: dict[int, int] = {}
-
-    def on_assign(self, consumer: Consumer, assigned: list[TopicPartition]) -> None:
-        """Keep folding the partitions it had; read new ones from their beginning (holding
-        publication until their end as of now); forget the ones it lost."""
-        mine = {tp.partition for tp in assigned}
-        lost = set(self.next) - mine
-        self.projector.fold.drop_partitions(lost)
-        for partition in lost:
-            self.next.pop(partition, None)
-            self.ends.pop(partition, None)
-        for tp in assigned:
-            tp.offset = self.next.get(tp.partition, OFFSET_BEGINNING)
-            if tp.partition not in self.next:
-                high = _high(consumer, tp)
-                self.next[tp.partition] = 0
-                if high > 0:
-                    self.ends[tp.partition] = high
-        self.projector.holding = self.hold and bool(self.ends)
-        consumer.assign(assigned)
-        logger.info("signage: assigned %s, catching up to %s", sorted(mine), self.ends)
-
-    def on_revoke(self, consumer: Consumer, revoked: list[TopicPartition]) -> None:
-        """Nothing to hand over: the fold is kept in case the partitions come back."""
-
-    def advance(self, folded: dict[int, int]) -> None:
-        """Note what was folded (partition: next offset); release the hold once every new
-        partition reached its end."""
-        self.next.update(folded)
-        for partition, end in list(self.ends.items()):
-            if self.next.get(partition, 0) >= end:
-                del self.ends[partition]
-        if self.projector.holding and not self.ends:
-            logger.info("signage: caught up with %s; publishing every meter", self.topic)
-            self.projector.release()
-
-    def commit(self) -> None:
-        """Commit what Redis reflects (only called while the projector is clean)."""
-        offsets = {p: n for p, n in self.next.items() if n > 0 and self.committed.get(p) != n}
-        if not offsets:
-            return
-        try:
-            parts = [TopicPartition(self.topic, p, n) for p, n in offsets.items()]
-            self.consumer.commit(offsets=parts, asynchronous=True)
-        except KafkaException as exc:  # informational only: a later commit carries it
-            logger.info("signage: commit failed (%s); offsets are not needed to recover", exc)
-            return
-        self.committed.update(offsets)
-
-
-def _high(consumer: Consumer, tp: TopicPartition) -> int:
-    """The partition's end now (0 if the broker does not say: then nothing is held back)."""
-    try:
-        return int(consumer.get_watermark_offsets(tp, timeout=10.0, cached=False)[1])
-    except KafkaException as exc:
-        logger.warning("signage: %s[%d]: no end offset (%s)", tp.topic, tp.partition, exc)
-        return 0
-
-
-@dataclass
-class Batch:
-    """One consume call: the records that may be meter events, the count of the others, and the
-    next offset of each partition it read."""
-
-    records: list[Record]
-    others: int
-    next: dict[int, int]
-
-
-def batch_of(messages: list[Message]) -> Batch:
-    """Sort a consume call's records on their raw bytes: only a record whose ``dedupe_id`` is its
-    key then "@" may be a meter event, and only those are decoded (most records are table events
-    and awards). Errors are logged (librdkafka retries) unless fatal."""
-    batch = Batch([], 0, {})
-    for message in messages:
-        error = message.error()
-        if error is not None:
-            if error.fatal():
-                raise KafkaException(error)
-            logger.warning("signage: consumer: %s", error)
-            continue
-        partition, offset = message.partition() or 0, message.offset() or 0
-        batch.next[partition] = offset + 1
-        key, dedupe = as_bytes(message.key()), _dedupe_id(message)
-        if dedupe.startswith(key) and dedupe[len(key) : len(key) + 1] == b"@":
-            record = Record(
-                partition, offset, key.decode(), dedupe.decode(), message.value() or b""
-            )
-            batch.records.append(record)
-        else:
-            batch.others += 1
-    return batch
-
-
-def _dedupe_id(message: Message) -> bytes:
-    headers = message.headers() or []
-    for name, value in headers.items() if isinstance(headers, dict) else headers:
-        if name == DEDUPE_HEADER:
-            return as_bytes(value)
-    return b""
-
-
 def consumer_for(settings: SignageSettings) -> Consumer:
     """The projector's consumer: its own group, no auto-commit, committed records only."""
     return Consumer(
@@ -204,16 +97,19 @@ def consumer_for(settings: SignageSettings) -> Consumer:
 
 @dataclass
 class Running:
-    """A projector wired to its consumer and Redis (`open_projector`; `project` runs it)."""
+    """A projector wired to its consumer and Redis (`open_projector`; `project` runs it), with
+    the liveness watch that publishes playability (`streams.kafka_liveness`)."""
 
     consumer: Consumer
     projector: Projector
     parts: Partitions
     model: RedisReadModel
+    liveness: LivenessFeed
 
     def close(self) -> None:
         """Leave the group and release Redis (offsets are committed only while clean)."""
         self.consumer.close()
+        self.liveness.close()
         self.model.close()
 
 
@@ -226,27 +122,33 @@ def open_projector(settings: SignageSettings, *, hold: bool = True) -> Running:
         settings.redis_url, prefix=settings.redis_prefix, password=settings.redis_password
     )
     metrics = SignageMetrics()
+    projector = Projector(model, config.meters, metrics, resync_every=settings.resync_every)
+    names = TopicNames(settings.prefix)
+    watch = LivenessWatch(config, model, registry=metrics.registry)
+    group = settings.group or f"{settings.prefix}-signage"
+    liveness = LivenessFeed.open(settings.bootstrap, names.liveness, f"{group}-liveness", watch)
     if settings.metrics_port:
         metrics.serve(settings.metrics_port)
-    projector = Projector(model, config.meters, metrics, resync_every=settings.resync_every)
     consumer = consumer_for(settings)
-    topic = TopicNames(settings.prefix).events
-    parts = Partitions(consumer, topic, projector, hold=hold)
-    consumer.subscribe([topic], on_assign=parts.on_assign, on_revoke=parts.on_revoke)
-    logger.info("signage: %s -> Redis %s", topic, redact(settings.redis_url))
-    return Running(consumer, projector, parts, model)
+    parts = Partitions(consumer, names.events, projector, hold=hold)
+    consumer.subscribe([names.events], on_assign=parts.on_assign, on_revoke=parts.on_revoke)
+    logger.info("signage: %s -> Redis %s", names.events, redact(settings.redis_url))
+    return Running(consumer, projector, parts, model, liveness)
 
 
 def project(running: Running, done: Callable[[], bool]) -> None:
     """Consume, fold, publish, and commit what Redis holds, until ``done()``."""
     consumer, projector, parts = running.consumer, running.projector, running.parts
-    next_tick = time.monotonic() + TICK_S
+    next_tick = time.monotonic()  # playability is published at once, then every TICK_S
     while not done():
         batch = batch_of(consumer.consume(num_messages=BATCH, timeout=POLL_S))
         projector.take(batch.records, others=batch.others)
         parts.advance(batch.next)
+        running.liveness.poll()
         if time.monotonic() >= next_tick:
             projector.tick()
+            if running.liveness.ready:  # not before it has read who spoke lately
+                running.liveness.watch.tick()
             next_tick = time.monotonic() + TICK_S
         if projector.clean:
             parts.commit()

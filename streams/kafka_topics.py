@@ -20,6 +20,9 @@ topic                       key              retention    why
                                                           for the cage and the floor
 ``<p>.dead-letter``         table_id         infinite     refused input: the raw record, the
                                                           reason and where it came from
+``<p>.liveness``            table_id         compacted    when the round processor last heard each
+                                                          table (`streams.kafka_liveness`); the
+                                                          broker's clock stamps each record
 ``<p>-controller-rounds-    table_id         compacted    the round processor's state store
 changelog``                                               (faust table ``rounds``)
 ``<p>-controller-meters-    meter_id         compacted    the meter processor's state store
@@ -76,6 +79,10 @@ class TopicNames:
         return f"{self.prefix}.dead-letter"
 
     @property
+    def liveness(self) -> str:
+        return f"{self.prefix}.liveness"
+
+    @property
     def app_id(self) -> str:
         """The faust app id, which is also the consumer group id."""
         return f"{self.prefix}-controller"
@@ -119,6 +126,17 @@ def _compacted(replication: int) -> dict[str, str]:
     return {"cleanup.policy": "compact", "min.insync.replicas": str(min(2, replication))}
 
 
+def _liveness(replication: int) -> dict[str, str]:
+    """The last sign of life per table: compacted, stamped by the broker when the round processor
+    wrote it (one clock for every watcher, not the devices'), and rolled every ten minutes so
+    compaction keeps it about one record per table however often tables beat."""
+    return {
+        **_compacted(replication),
+        "message.timestamp.type": "LogAppendTime",
+        "segment.ms": str(10 * 60 * 1000),
+    }
+
+
 def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
     """Every topic of a deployment with its partitions and settings (module docstring)."""
     audit, compact = _audit(layout.replication), _compacted(layout.replication)
@@ -129,6 +147,7 @@ def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
         TopicSpec(names.events, layout.other_partitions, audit),
         TopicSpec(names.awards, layout.other_partitions, audit),
         TopicSpec(names.dead_letter, layout.other_partitions, audit),
+        TopicSpec(names.liveness, layout.table_partitions, _liveness(layout.replication)),
         TopicSpec(names.changelog("rounds"), layout.table_partitions, compact),
         TopicSpec(names.changelog("meters"), layout.meter_partitions, compact),
     )

@@ -79,8 +79,9 @@ def build_app(settings: WorkerSettings) -> faust.App:
     """The faust app with both agents and their tables (topics must be provisioned)."""
     names = TopicNames(settings.prefix)
     config = load_floor_config(settings.config_path.read_text("utf-8"), str(settings.config_path))
-    counts = partition_counts(settings.bootstrap, [names.table_events, names.meter_claims])
-    if len(counts) != 2:
+    needed = [names.table_events, names.meter_claims, names.liveness]
+    counts = partition_counts(settings.bootstrap, needed)
+    if len(counts) != len(needed):  # provisioning is idempotent: it adds what a new version needs
         msg = f"topics of prefix {settings.prefix!r} are missing: run `jackpot kafka provision`"
         raise SystemExit(msg)
     app = _app(settings, names)

@@ -19,13 +19,21 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from controller.config import FloorConfig
 from streams.engine import utc_now
 from streams.live_activity import Alert, Row
-from streams.liveness import LivenessTracker, TableLiveness, meter_tables
+from streams.liveness import TableLiveness, meter_tables
 
 MeterStatus = dict[str, object]
+
+
+class StatusSource(Protocol):
+    """Where table statuses come from: the embedded engine's `streams.liveness.LivenessTracker`,
+    or on the Kafka engine the Redis board (`streams.live_redis.BoardReader`)."""
+
+    def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +61,7 @@ class PlayabilityWatch:
 
     def __init__(
         self,
-        tracker_of: Callable[[], LivenessTracker],
+        tracker_of: Callable[[], StatusSource],
         config_of: Callable[[], FloorConfig | None],
         *,
         min_interval: float = 0.5,

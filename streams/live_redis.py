@@ -6,18 +6,28 @@ notification; `publish_hash` turns a hash into a sign's row, and a rise of its `
 into a hit (the table from ``last_hit_table`` when the hash has one). While Redis is away the
 feed is marked down: its streams send faults instead of heartbeats, and every sign turns to its
 stale fault instead of showing the last values as live.
+
+Playability (loss of communication) comes from the board the Kafka signage projector writes
+(`streams.playability_board`): `watch_board` gives the feed a `PlayabilityWatch` over a
+`BoardReader`, so signs show NOT IN PLAY and surveillance gets its table alerts as on the embedded
+engine. A stale or unreadable board reads as every table unplayable.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Protocol
 
+from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
 from streams.live_activity import Row
 from streams.live_feed import LiveFeed
+from streams.live_playability import PlayabilityWatch
+from streams.liveness import TableLiveness
+from streams.playability_board import statuses_from
 from streams.redis_model import MeterChange
 
 logger = logging.getLogger(__name__)
@@ -105,3 +115,37 @@ def publish_hash(feed: LiveFeed, meter_id: str, fields: Mapping[str, str]) -> bo
             "seq": seq,
         }
     return feed.put_meter(row, hit)
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class BoardReader:
+    """Table statuses from the playability board, as a tracker gives them (`StatusSource`)."""
+
+    def __init__(
+        self, read: Callable[[], Mapping[str, str]], wall: Callable[[], datetime] = _utc_now
+    ) -> None:
+        self._read, self._wall = read, wall
+
+    def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]:
+        """Every configured table's status now; Redis away reads as a missing board."""
+        if config is None:
+            return {}
+        try:
+            fields = self._read()
+        except StoreUnavailable:
+            fields = {}
+        return statuses_from(fields, config, self._wall())
+
+
+def watch_board(
+    feed: LiveFeed,
+    read: Callable[[], Mapping[str, str]],
+    config: FloorConfig,
+    wall: Callable[[], datetime] = _utc_now,
+) -> None:
+    """Show the board's playability on ``feed`` (``read``: `RedisReadModel.read_playability`)."""
+    reader = BoardReader(read, wall)
+    feed.watch = PlayabilityWatch(lambda: reader, lambda: config)

@@ -105,12 +105,18 @@ def _rfc3339(moment: datetime) -> str:
 class LivenessTracker:
     """When each table was last heard, by a monotonic clock; statuses computed on demand."""
 
-    def __init__(self, clock: Monotonic = time.monotonic, wall: Wall = _utc_now) -> None:
+    def __init__(
+        self,
+        clock: Monotonic = time.monotonic,
+        wall: Wall = _utc_now,
+        *,
+        started_by: str = "the controller",
+    ) -> None:
         self._clock = clock
         self._wall = wall
         self._started = clock()
         since = _rfc3339(wall())
-        self._unknown = (since, f"not heard from since the controller started at {since}")
+        self._unknown = (since, f"not heard from since {started_by} started at {since}")
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
         self._summary: tuple[object, float, dict[str, list[str]]] | None = None
@@ -128,6 +134,20 @@ class LivenessTracker:
                 self._last[table_id] = now
                 if table_id in self._summary_down:
                     self._summary = None  # a recovery shows at once, not after the TTL
+                    self._summary_down = frozenset()
+
+    def heard_ago(self, sightings: Iterable[tuple[str, float]]) -> None:
+        """Note signs of life seen ``ago`` seconds before now (table id, ago): a record read some
+        time after it was written, as on the Kafka engine. A sighting older than the one known
+        never replaces it."""
+        now = self._clock()
+        with self._lock:
+            for table_id, ago in sightings:
+                moment = now - max(0.0, ago)
+                if moment > self._last.get(table_id, float("-inf")):
+                    self._last[table_id] = moment
+                if table_id in self._summary_down:
+                    self._summary = None
                     self._summary_down = frozenset()
 
     def status(self, table_id: str, limit: int) -> TableLiveness:

@@ -4,6 +4,7 @@ Layout (``prefix`` defaults to ``jackpot``)::
 
     {prefix}:meter:{meter_id}   hash   amount, reserve, ..., seq, updated_at, status (all strings)
     {prefix}:meters             pub/sub channel; each message is {"meter_id": "...", "seq": N}
+    {prefix}:playability        hash   each meter's and table's playability (`playability_board`)
 
 Every write is one Lua script (`PUBLISH_SCRIPT`), so compare-and-write is atomic: the stored ``seq``
 is compared with the update's and the hash is replaced, and the notification sent, only when the
@@ -25,11 +26,11 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Self, cast
+from typing import Any, Final, Self, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
@@ -160,6 +161,34 @@ class RedisReadModel:
         except redis.RedisError as exc:
             raise self._unavailable("read", exc) from exc
         return {m: found for m, found in zip(meter_ids, results, strict=True) if found}
+
+    @property
+    def playability_key(self) -> str:
+        """The hash of every meter's and table's playability (`streams.playability_board`)."""
+        return f"{self.prefix}:playability"
+
+    def write_playability(self, fields: Mapping[str, str], *, replace: bool = False) -> bool:
+        """Set ``fields`` of the playability hash (all of it, atomically, when ``replace``);
+        True if it had no ``as_of`` before: a new or emptied Redis, so write it all again."""
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hexists(self.playability_key, "as_of")
+        if replace:
+            pipe.delete(self.playability_key)
+        mapping: dict[Any, Any] = dict(fields)  # redis-py's key and value unions are invariant
+        pipe.hset(self.playability_key, mapping=mapping)
+        try:
+            answers: list[object] = pipe.execute()
+        except redis.RedisError as exc:
+            raise self._unavailable("write playability", exc) from exc
+        return not answers[0]
+
+    def read_playability(self) -> dict[str, str]:
+        """The playability hash ({} if there is none)."""
+        try:
+            found = cast("dict[str, str]", self._client.hgetall(self.playability_key))
+        except redis.RedisError as exc:
+            raise self._unavailable("read playability", exc) from exc
+        return found
 
     def subscribe(self) -> MeterSubscription:
         """Change notifications from now on (subscribe before re-reading the hashes)."""

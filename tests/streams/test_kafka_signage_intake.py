@@ -6,8 +6,8 @@ from __future__ import annotations
 from confluent_kafka import OFFSET_BEGINNING, Message, TopicPartition
 
 from streams.engine import encode
-from streams.kafka_signage import Partitions, batch_of
 from streams.kafka_signage_fold import Record
+from streams.kafka_signage_read import Partitions, batch_of
 from tests.streams.test_kafka_signage import embedded_run, projector
 from tests.streams.test_signage_feed import FakeClock, FlakyModel
 

@@ -1,0 +1,253 @@
+"""Playability on the Kafka engine: the liveness topic into a tracker, the Redis board and metrics.
+
+Runs inside ``jackpot kafka signage`` (same Redis, same floor configuration, same loop). The round
+processor writes a record to ``<p>.liveness`` for every input that shows a table alive (an
+accepted event, a duplicate of one, a heartbeat: `streams.kafka_rounds.heard_output`), keyed by
+the table; the topic is compacted and stamped by the broker (``LogAppendTime``).
+
+- **Reading.** A consumer of its own that joins no group and commits nothing: it is assigned every
+  partition from the beginning (compaction keeps about one record per table, and every projector
+  needs every table). A key the configuration does not name is skipped and counted.
+- **Clocks.** The broker's stamp says when the controller heard the table; the tracker is told the
+  sighting is (this host's wall clock - stamp) old, so a restarted projector knows at once which
+  tables spoke within the limit and a record read late counts from when it was written. Keep the
+  hosts in NTP sync; a stamp in the future counts as now. Once noted, silence is timed by the
+  monotonic clock (`streams.liveness`).
+- **The controller down.** A worker that is down or stuck writes no liveness records, so every
+  table it owns turns unplayable once the limit passes: the outage is reported, not hidden. A
+  projector that is down stops refreshing the board's ``as_of``, and readers then treat every
+  table as unplayable (`streams.playability_board`).
+- **Publishing.** Every `tick` (a second) writes the board fields whose status changed and
+  ``as_of``; a write that fails, a board found without ``as_of`` (Redis emptied), and every
+  ``resync_every`` seconds, the board is written whole. Nothing here touches a meter.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
+from prometheus_client import CollectorRegistry, Counter
+
+from controller.config import FloorConfig
+from controller.errors import StoreUnavailable
+from streams.kafka_read import partitions_of, text
+from streams.kafka_security import client_settings
+from streams.live_playability import meter_statuses
+from streams.liveness import LivenessTracker, limit_of
+from streams.liveness_metrics import LivenessCollector
+from streams.playability_board import (
+    AS_OF,
+    LIMIT,
+    meter_field,
+    meter_value,
+    table_field,
+    table_value,
+    utc,
+)
+
+logger = logging.getLogger(__name__)
+BATCH = 5_000
+
+
+class Board(Protocol):
+    """Where playability is published (`streams.redis_model.RedisReadModel`)."""
+
+    def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Sighting:
+    """A liveness record: the table, the broker's stamp (ms since the epoch) and where it is."""
+
+    table_id: str
+    stamp_ms: int
+    partition: int = 0
+    offset: int = 0
+
+
+def sightings_of(messages: Iterable[Message]) -> list[Sighting]:
+    """The sightings in a consume call (errors are logged: librdkafka retries; fatal raises)."""
+    out: list[Sighting] = []
+    for message in messages:
+        error = message.error()
+        if error is not None:
+            if error.fatal():
+                raise KafkaException(error)
+            logger.warning("liveness: consumer: %s", error)
+            continue
+        where = (message.partition() or 0, message.offset() or 0)
+        out.append(Sighting(text(message.key()), message.timestamp()[1], *where))
+    return out
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _wall() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """The watch's clocks, injected so tests drive time without sleeping."""
+
+    monotonic: Callable[[], float] = time.monotonic
+    wall: Callable[[], datetime] = _wall
+    wall_ms: Callable[[], int] = _wall_ms
+
+
+class LivenessWatch:
+    """Sightings in, board writes and gauges out (module docstring)."""
+
+    def __init__(
+        self,
+        config: FloorConfig,
+        board: Board,
+        *,
+        registry: CollectorRegistry | None = None,
+        clocks: Clocks | None = None,
+        resync_every: float = 60.0,
+    ) -> None:
+        self._config, self._board = config, board
+        self._clocks = clocks or Clocks()
+        self.tracker = LivenessTracker(
+            self._clocks.monotonic, self._clocks.wall, started_by="the signage projector"
+        )
+        self._resync_every = resync_every
+        self._written: dict[str, str] = {}
+        self._whole_at: float | None = None  # monotonic time of the last whole write; None: due
+        registry = registry or CollectorRegistry()
+        registry.register(LivenessCollector(lambda: (self.tracker, self._config)))
+        self.records = Counter(
+            "jackpot_kafka_liveness_records",
+            "Liveness-topic records read, by outcome (heard, unconfigured)",
+            ["outcome"],
+            registry=registry,
+        )
+        self.failures = Counter(
+            "jackpot_kafka_liveness_board_failures",
+            "Playability writes to Redis that failed (the next one is whole)",
+            registry=registry,
+        )
+
+    def take(self, sightings: Iterable[Sighting]) -> None:
+        """Note each sighting of a configured table, dated by the broker's stamp."""
+        now_ms, known = self._clocks.wall_ms(), self._config.tables
+        heard: list[tuple[str, float]] = []
+        for sighting in sightings:
+            if sighting.table_id in known:
+                heard.append((sighting.table_id, (now_ms - sighting.stamp_ms) / 1000))
+            else:
+                self.records.labels("unconfigured").inc()
+        self.tracker.heard_ago(heard)
+        self.records.labels("heard").inc(len(heard))
+
+    def fields(self) -> dict[str, str]:
+        """Every meter's and table's board value, now (without ``as_of``)."""
+        statuses = self.tracker.statuses(self._config)
+        fields = {table_field(t): table_value(s) for t, s in statuses.items()}
+        for meter_id, status in meter_statuses(self._config, statuses).items():
+            fields[meter_field(meter_id)] = meter_value(status)
+        return fields
+
+    def tick(self) -> None:
+        """Publish what changed since the last tick (the whole board when it is due)."""
+        fields, now = self.fields(), self._clocks.monotonic()
+        whole = self._whole_at is None or now - self._whole_at >= self._resync_every
+        written = self._written
+        changed = fields if whole else {k: v for k, v in fields.items() if written.get(k) != v}
+        stamp = {AS_OF: utc(self._clocks.wall()), LIMIT: str(limit_of(self._config))}
+        try:
+            lost = self._board.write_playability(changed | stamp, replace=whole)
+            if lost and not whole:  # Redis came back empty: everything, now
+                logger.warning("liveness: the playability board was gone; writing it whole")
+                self._board.write_playability(fields | stamp, replace=True)
+                whole = True
+        except StoreUnavailable as exc:
+            self.failures.inc()
+            if self._whole_at is not None:
+                logger.warning("liveness: %s", exc)
+            self._written, self._whole_at = {}, None
+            return
+        self._written = fields
+        if whole:
+            self._whole_at = now
+
+
+class LivenessFeed:
+    """The liveness topic's consumer driving a `LivenessWatch` (polled by the projector's loop).
+
+    ``ready`` once every partition has been read up to the end it had when assigned: until then
+    the board is not written, so a restarted projector does not flash every sign NOT IN PLAY for
+    the moment before it has read who spoke lately."""
+
+    def __init__(
+        self, consumer: Consumer, watch: LivenessWatch, topic: str, ends: dict[int, int]
+    ) -> None:
+        self.consumer, self.watch, self.topic = consumer, watch, topic
+        self._ends = {p: end for p, end in ends.items() if end > 0}
+
+    @property
+    def ready(self) -> bool:
+        """Whether the records that were on the topic at the start have all been read."""
+        return not self._ends
+
+    @classmethod
+    def open(cls, bootstrap: str, topic: str, group: str, watch: LivenessWatch) -> LivenessFeed:
+        """Every partition of ``topic`` from its beginning; StoreUnavailable if it is missing
+        (a deployment provisioned before this topic existed: run ``jackpot kafka provision``)."""
+        consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                **client_settings(),
+                "group.id": group,  # never joined (assign, no commits); librdkafka wants one
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "isolation.level": "read_committed",
+                "log_level": 3,
+            }
+        )
+        try:
+            partitions = [TopicPartition(topic, p) for p in partitions_of(consumer, topic, 10.0)]
+            ends = {tp.partition: _end(consumer, tp) for tp in partitions}
+        except (StoreUnavailable, KafkaException):
+            consumer.close()
+            raise
+        consumer.assign(
+            [TopicPartition(topic, tp.partition, OFFSET_BEGINNING) for tp in partitions]
+        )
+        return cls(consumer, watch, topic, ends)
+
+    def poll(self) -> int:
+        """Take what has arrived, without waiting; how many records."""
+        sightings = sightings_of(self.consumer.consume(num_messages=BATCH, timeout=0))
+        if sightings:
+            self.watch.take(sightings)
+        if self._ends:
+            self._catch_up()
+        return len(sightings)
+
+    def _catch_up(self) -> None:
+        """Drop each partition whose next offset reached its end (positions count gaps left by
+        compaction, which record offsets would not)."""
+        asked = [TopicPartition(self.topic, p) for p in self._ends]
+        for tp in self.consumer.position(asked):
+            if tp.offset >= self._ends.get(tp.partition, 0):
+                self._ends.pop(tp.partition, None)
+
+    def close(self) -> None:
+        """Release the consumer (nothing to commit)."""
+        self.consumer.close()
+
+
+def _end(consumer: Consumer, tp: TopicPartition) -> int:
+    """The partition's end offset now (its producers are idempotent, not transactional, so no
+    control record sits at the end)."""
+    return int(consumer.get_watermark_offsets(tp, timeout=10.0, cached=False)[1])
