@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta
 
+from confluent_kafka import TopicPartition
 from prometheus_client import CollectorRegistry, generate_latest
 
 from controller.errors import StoreUnavailable
 from streams.kafka_codec import Output, SourcePos
-from streams.kafka_liveness import Clocks, LivenessWatch, Sighting
+from streams.kafka_liveness import Clocks, LivenessFeed, LivenessWatch, Sighting
 from streams.kafka_rounds import RoundProcessor
 from streams.kafka_topics import TopicNames
 from streams.live_feed import LiveFeed
@@ -226,3 +227,59 @@ def test_pages_fed_from_redis_show_the_board_as_the_embedded_feed_shows_the_trac
     times.advance(40)  # the projector stopped: the board goes stale, nobody vouches for a table
     feed.tick(force=True)
     assert statuses_shown(feed) == {"unplayable"}
+
+
+class Message:
+    """A liveness record as confluent-kafka hands it over."""
+
+    def __init__(self, table_id: str, stamp_ms: int, partition: int, offset: int) -> None:
+        self._fields = (table_id, stamp_ms, partition, offset)
+
+    def error(self) -> None:
+        return None
+
+    def key(self) -> bytes:
+        return self._fields[0].encode()
+
+    def timestamp(self) -> tuple[int, int]:
+        return (2, self._fields[1])  # TIMESTAMP_LOG_APPEND_TIME
+
+    def partition(self) -> int:
+        return self._fields[2]
+
+    def offset(self) -> int:
+        return self._fields[3]
+
+
+class Consumer:
+    """Hands out queued records; its position is the next offset of each partition."""
+
+    def __init__(self) -> None:
+        self.queued: list[Message] = []
+        self.next: dict[int, int] = {}
+
+    def consume(self, num_messages: int, timeout: float) -> list[Message]:
+        taken, self.queued = self.queued[:num_messages], self.queued[num_messages:]
+        for message in taken:
+            self.next[message.partition()] = message.offset() + 1
+        return taken
+
+    def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        return [
+            TopicPartition(tp.topic, tp.partition, self.next.get(tp.partition, -1001))
+            for tp in partitions
+        ]
+
+
+def test_the_feed_is_ready_only_once_it_read_what_the_topic_held_at_the_start() -> None:
+    times, _, watch, _ = watched()
+    consumer = Consumer()
+    feed = LivenessFeed(consumer, watch, NAMES.liveness, {0: 4, 1: 0, 2: 2})  # type: ignore[arg-type]
+    assert not feed.ready
+    consumer.queued = [Message("tcp-1", times.ms, 0, 1), Message("tcp-2", times.ms, 2, 1)]
+    assert feed.poll() == 2
+    assert not feed.ready  # partition 0 holds offsets up to 3 (compaction left a gap at 2)
+    consumer.queued = [Message("tcp-7", times.ms, 0, 3)]
+    assert feed.poll() == 1
+    assert feed.ready
+    assert watch.tracker.status("tcp-7", 30).playable
