@@ -18,8 +18,8 @@ the table; the topic is compacted and stamped by the broker (``LogAppendTime``).
   projector that is down stops refreshing the board's ``as_of``, and readers then treat every
   table as unplayable (`streams.playability_board`).
 - **Publishing.** Every `tick` (a second) writes the board fields whose status changed and
-  ``as_of``; a write that fails, a board found without ``as_of`` (Redis emptied), and every
-  ``resync_every`` seconds, the board is written whole. Nothing here touches a meter.
+  ``as_of`` (`streams.playability_board.BoardPublisher`, shared with ``jackpot serve --redis``).
+  Nothing here touches a meter.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
 from prometheus_client import CollectorRegistry, Counter
@@ -38,27 +37,12 @@ from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
 from streams.kafka_read import partitions_of, text
 from streams.kafka_security import client_settings
-from streams.live_playability import meter_statuses
-from streams.liveness import LivenessTracker, limit_of
+from streams.liveness import LivenessTracker
 from streams.liveness_metrics import LivenessCollector
-from streams.playability_board import (
-    AS_OF,
-    LIMIT,
-    meter_field,
-    meter_value,
-    table_field,
-    table_value,
-    utc,
-)
+from streams.playability_board import Board, BoardPublisher
 
 logger = logging.getLogger(__name__)
 BATCH = 5_000
-
-
-class Board(Protocol):
-    """Where playability is published (`streams.redis_model.RedisReadModel`)."""
-
-    def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +104,14 @@ class LivenessWatch:
         self.tracker = LivenessTracker(
             self._clocks.monotonic, self._clocks.wall, started_by="the signage projector"
         )
-        self._resync_every = resync_every
-        self._written: dict[str, str] = {}
-        self._whole_at: float | None = None  # monotonic time of the last whole write; None: due
+        self._publisher = BoardPublisher(
+            self.tracker,
+            lambda: config,
+            board,
+            clock=self._clocks.monotonic,
+            wall=self._clocks.wall,
+            resync_every=resync_every,
+        )
         registry = registry or CollectorRegistry()
         registry.register(LivenessCollector(lambda: (self.tracker, self._config)))
         self.records = Counter(
@@ -149,36 +138,10 @@ class LivenessWatch:
         self.tracker.heard_ago(heard)
         self.records.labels("heard").inc(len(heard))
 
-    def fields(self) -> dict[str, str]:
-        """Every meter's and table's board value, now (without ``as_of``)."""
-        statuses = self.tracker.statuses(self._config)
-        fields = {table_field(t): table_value(s) for t, s in statuses.items()}
-        for meter_id, status in meter_statuses(self._config, statuses).items():
-            fields[meter_field(meter_id)] = meter_value(status)
-        return fields
-
     def tick(self) -> None:
-        """Publish what changed since the last tick (the whole board when it is due)."""
-        fields, now = self.fields(), self._clocks.monotonic()
-        whole = self._whole_at is None or now - self._whole_at >= self._resync_every
-        written = self._written
-        changed = fields if whole else {k: v for k, v in fields.items() if written.get(k) != v}
-        stamp = {AS_OF: utc(self._clocks.wall()), LIMIT: str(limit_of(self._config))}
-        try:
-            lost = self._board.write_playability(changed | stamp, replace=whole)
-            if lost and not whole:  # Redis came back empty: everything, now
-                logger.warning("liveness: the playability board was gone; writing it whole")
-                self._board.write_playability(fields | stamp, replace=True)
-                whole = True
-        except StoreUnavailable as exc:
+        """Publish what changed since the last tick (`streams.playability_board.BoardPublisher`)."""
+        if not self._publisher.tick():
             self.failures.inc()
-            if self._whole_at is not None:
-                logger.warning("liveness: %s", exc)
-            self._written, self._whole_at = {}, None
-            return
-        self._written = fields
-        if whole:
-            self._whole_at = now
 
 
 class LivenessFeed:

@@ -24,15 +24,86 @@ stale or missing.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import logging
+import time
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from typing import Protocol
 
 from controller.config import FloorConfig
-from streams.liveness import TableLiveness, limit_of
+from controller.errors import StoreUnavailable
+from streams.live_playability import meter_statuses
+from streams.liveness import LivenessTracker, TableLiveness, limit_of
 
+logger = logging.getLogger(__name__)
 AS_OF = "as_of"
 LIMIT = "limit_seconds"
 MeterStatus = dict[str, object]
+
+
+class Board(Protocol):
+    """Where the board is kept (`streams.redis_model.RedisReadModel`)."""
+
+    def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class BoardPublisher:
+    """Writes a tracker's statuses to the board: changed fields and ``as_of`` each `tick`; the
+    whole board first, every ``resync_every`` seconds, after a failed write, and at once when
+    the board is found gone (Redis came back empty). Used by both engines: the Kafka signage
+    projector (`streams.kafka_liveness`) and ``jackpot serve --redis``."""
+
+    def __init__(
+        self,
+        tracker: LivenessTracker,
+        config_of: Callable[[], FloorConfig | None],
+        board: Board,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], datetime] = _utc_now,
+        resync_every: float = 60.0,
+    ) -> None:
+        self._tracker, self._config_of, self._board = tracker, config_of, board
+        self._clock, self._wall, self._resync_every = clock, wall, resync_every
+        self._written: dict[str, str] = {}
+        self._whole_at: float | None = None  # monotonic time of the last whole write; None: due
+
+    def fields(self, config: FloorConfig) -> dict[str, str]:
+        """Every meter's and table's board value, now (without ``as_of``)."""
+        statuses = self._tracker.statuses(config)
+        fields = {table_field(t): table_value(s) for t, s in statuses.items()}
+        for meter_id, status in meter_statuses(config, statuses).items():
+            fields[meter_field(meter_id)] = meter_value(status)
+        return fields
+
+    def tick(self) -> bool:
+        """Publish what changed since the last tick; False if Redis refused (logged once)."""
+        config = self._config_of()
+        if config is None:
+            return True
+        fields, now = self.fields(config), self._clock()
+        whole = self._whole_at is None or now - self._whole_at >= self._resync_every
+        written = self._written
+        changed = fields if whole else {k: v for k, v in fields.items() if written.get(k) != v}
+        stamp = {AS_OF: utc(self._wall()), LIMIT: str(limit_of(config))}
+        try:
+            if self._board.write_playability(changed | stamp, replace=whole) and not whole:
+                logger.warning("playability: the board was gone (Redis emptied); writing it whole")
+                self._board.write_playability(fields | stamp, replace=True)
+                whole = True
+        except StoreUnavailable as exc:
+            if self._whole_at is not None:
+                logger.warning("playability: %s", exc)
+            self._written, self._whole_at = {}, None
+            return False
+        self._written = fields
+        if whole:
+            self._whole_at = now
+        return True
 
 
 def meter_field(meter_id: str) -> str:

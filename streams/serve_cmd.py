@@ -26,6 +26,7 @@ from controller.errors import ConfigError, StoreUnavailable
 from streams.engine import EmbeddedController
 from streams.http_app import DEFAULT_MAX_BODY, create_app
 from streams.metrics import MetricsSensor
+from streams.playability_board import BoardPublisher
 from streams.redis_model import RedisReadModel, add_redis_arguments, password_from
 from streams.signage_feed import SignageFeed, run_flusher
 from streams.sqlite_log import SqliteLog
@@ -105,7 +106,16 @@ def _start_signage(
     controller.subscribe(feed.listener)
     feed.republish_all()
     threading.Thread(target=run_flusher, args=(feed, stop), daemon=True, name="signage").start()
+    # Loss of communication for signs reading Redis: the board beside the meter hashes.
+    board = BoardPublisher(controller.liveness, lambda: controller.state.config, model)
+    threading.Thread(target=_tick_board, args=(board, stop), daemon=True, name="board").start()
     return stop
+
+
+def _tick_board(board: BoardPublisher, stop: threading.Event) -> None:
+    """Publish playability every second until ``stop`` (a Redis outage is logged and retried)."""
+    while not stop.wait(1.0):
+        board.tick()
 
 
 def _stop(controller: EmbeddedController, log: SqliteLog, signage: threading.Event) -> None:

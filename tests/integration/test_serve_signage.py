@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from pathlib import Path
@@ -49,7 +50,28 @@ def test_a_hit_posted_to_the_service_shows_on_the_redis_sign(
             assert time.monotonic() < deadline, shown
             time.sleep(0.05)
             shown = sign.read("tcp-progressive")
+        _board_shows_only_tcp_1_heard(sign)
     assert shown is not None
     # A 100% hit of $1,000.14 resets the meter to its $1,000 reseed (649a.12(e)(1), (3)).
     assert (shown["amount"], served["amount"]) == ("1000.00", "1000.00")
     assert int(shown["seq"]) >= 3  # seeded, contributed, hit
+
+
+def _board_shows_only_tcp_1_heard(sign: RedisReadModel) -> None:
+    """Only tcp-1 has spoken since the start: its $1 meters stay in play (tcp-1 can still win
+    them), the $5 one linked to the silent tcp-7 and tcp-8 is not in play (docs/services.md)."""
+    deadline = time.monotonic() + 5
+    board = sign.read_playability()
+    while json.loads(board.get("table:tcp-1", "{}")).get("status") != "playable":
+        assert time.monotonic() < deadline, board
+        time.sleep(0.1)
+        board = sign.read_playability()
+    assert json.loads(board["meter:tcp-progressive"]) == {
+        "status": "in_play",
+        "unplayable_at": ["tcp-2", "tcp-3", "tcp-4", "tcp-5", "tcp-6"],
+    }
+    assert json.loads(board["meter:tcp-progressive-5"]) == {
+        "status": "unplayable",
+        "unplayable_at": ["tcp-7", "tcp-8"],
+    }
+    assert board["limit_seconds"] == "30"
