@@ -30,11 +30,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from confluent_kafka.admin._config import ConfigResource  # not re-exported for type checkers
 
 from controller.config import FloorConfig, load_floor_config
 from streams.kafka_dump import read_events
 from streams.kafka_ingest import TableEventProducer, ingest_file
-from streams.kafka_topics import TopicNames
+from streams.kafka_topics import TopicNames, admin_client
 from streams.playability_board import statuses_from
 from streams.redis_model import RedisReadModel
 from tests.integration.services import require_kafka, require_redis
@@ -76,6 +77,13 @@ def limited_config(folder: Path) -> tuple[Path, FloorConfig]:
     path = folder / "floor.toml"
     path.write_text(text, encoding="utf-8")
     return path, load_floor_config(text, str(path))
+
+
+def topic_config(bootstrap: str, topic: str) -> set[tuple[str, str]]:
+    """The topic's settings as the broker reports them."""
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+    found = admin_client(bootstrap).describe_configs([resource])[resource].result(timeout=30)
+    return {(name, str(entry.value)) for name, entry in found.items()}
 
 
 def board_meters(model: RedisReadModel, config: FloorConfig) -> dict[str, object]:
@@ -148,6 +156,10 @@ def test_silence_and_a_dead_worker_turn_progressives_not_in_play_on_the_kafka_en
         projector.stop()
         worker.stop()
         model.close()
+    assert topic_config(bootstrap, names.liveness) >= {
+        ("cleanup.policy", "compact"),
+        ("message.timestamp.type", "LogAppendTime"),  # the broker's clock, not the worker's
+    }
     fold = read_events(bootstrap, names)
     assert fold.meters == meters_before  # no outage, recovery or heartbeat moved a meter
     assert not [i for i in fold.accepted_ids if i.startswith("hb-")]
