@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,26 +59,31 @@ def replay_file(config_path: Path, events_path: Path) -> dict[str, object]:
 
 def replay_state(config_path: Path, events_path: Path) -> tuple[FloorState, list[Event]]:
     """The replay's final state (meters to the sub-unit) and its log, before any view."""
+    with events_path.open("rb") as lines:
+        return replay_lines(config_path, lines)
+
+
+def replay_lines(config_path: Path, lines: Iterable[bytes]) -> tuple[FloorState, list[Event]]:
+    """`replay_state` over lines already in hand (e.g. the order a service accepted them in)."""
     text = config_path.read_text(encoding="utf-8")
     activate = ActivateConfig(
         command_id="config", source=str(config_path), text=text, by="replay", occurred_at=EPOCH
     )
     log: list[Event] = []
-    with events_path.open("rb") as lines:
-        state, first = run([activate])
-        if isinstance(first[0], EventRejected):
-            raise ConfigError(str(config_path), "(file)", first[0].reason)
-        log.extend(first)
-        for item in _commands(lines):
-            if isinstance(item, EventRejected):
-                log.append(item)
-                continue
-            state, produced = run([item], state)
-            log.extend(produced)
+    state, first = run([activate])
+    if isinstance(first[0], EventRejected):
+        raise ConfigError(str(config_path), "(file)", first[0].reason)
+    log.extend(first)
+    for item in _commands(lines):
+        if isinstance(item, EventRejected):
+            log.append(item)
+            continue
+        state, produced = run([item], state)
+        log.extend(produced)
     return state, log
 
 
-def _commands(lines: Any) -> Iterator[Command | EventRejected]:
+def _commands(lines: Iterable[bytes]) -> Iterator[Command | EventRejected]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

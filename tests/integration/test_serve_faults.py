@@ -31,17 +31,15 @@ import httpx
 import pytest
 import redis
 
-from controller.commands import ActivateConfig
 from controller.config import load_floor_config
 from controller.errors import StoreUnavailable
 from controller.events import Event, EventRejected, FixedAwarded, ProgressiveHit
-from controller.floor import run
 from controller.state import FloorState
 from controller.table_events import TableEventBase
 from controller.views import View, awards_view, meters_view
 from streams.engine import EmbeddedController, decode, fold_log
 from streams.redis_model import RedisReadModel
-from streams.replay_cmd import EPOCH, parse_line, replay_file
+from streams.replay_cmd import replay_file, replay_lines
 from streams.signage_feed import meter_fields
 from streams.simulate_cmd import handle as simulate
 from streams.sqlite_log import SqliteLog
@@ -216,16 +214,10 @@ def _restored(db: Path) -> FloorState:
 
 
 def _pure_state(lines: list[bytes]) -> FloorState:
-    text = CONFIG.read_text(encoding="utf-8")
-    activate = ActivateConfig(
-        command_id="config", source=str(CONFIG), text=text, by="replay", occurred_at=EPOCH
-    )
-    state, _ = run([activate])
-    for number, line in enumerate(lines, start=1):
-        command = parse_line(line, f"line:{number}")
-        assert command is not None, line  # the input holds no heartbeats
-        assert not isinstance(command, EventRejected), command  # the service accepted it
-        state, _ = run([command], state)
+    """The pure core over the lines in the order the service accepted them (no heartbeats)."""
+    state, log = replay_lines(CONFIG, lines)
+    refused = [e for e in log if isinstance(e, EventRejected)]
+    assert not refused, refused[:3]  # the service accepted every one of them
     return state
 
 
