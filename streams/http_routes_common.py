@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -33,6 +33,23 @@ MAX_BODY_DEPTH: Final = MAX_DEPTH + 2  # an event's own limit, inside an envelop
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 Handler = Callable[[Request, Principal], Awaitable[Response]]
+
+
+class AuthSensor(Protocol):
+    """Counts refused credentials (`streams.metrics.MetricsSensor.auth_failed`)."""
+
+    def auth_failed(self, reason: str) -> None: ...
+
+
+class Gatekeeper(Protocol):
+    """What checking a bearer token needs: the tokens, and where to count a refusal. The API's
+    `ApiContext` is one; so is the Kafka engine's pages service (`streams.kafka_pages`)."""
+
+    @property
+    def tokens(self) -> TokenStore: ...
+
+    @property
+    def sensor(self) -> AuthSensor: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +90,7 @@ def guarded(ctx: ApiContext, roles: frozenset[Role], handler: Handler) -> Endpoi
     return endpoint
 
 
-def authorize(ctx: ApiContext, request: Request, roles: frozenset[Role]) -> Principal | Response:
+def authorize(ctx: Gatekeeper, request: Request, roles: frozenset[Role]) -> Principal | Response:
     """The caller, or a 401 (no or unknown token) or 403 (a role not allowed here) answer."""
     header = request.headers.get("authorization")
     challenge = {"WWW-Authenticate": 'Bearer realm="jackpot"'}
@@ -102,7 +119,7 @@ def authorize(ctx: ApiContext, request: Request, roles: frozenset[Role]) -> Prin
 
 
 def _refuse(
-    ctx: ApiContext, kind: str, status: int, reason: str, headers: Mapping[str, str] | None
+    ctx: Gatekeeper, kind: str, status: int, reason: str, headers: Mapping[str, str] | None
 ) -> Response:
     ctx.sensor.auth_failed(kind)
     return error(status, reason, headers)

@@ -6,6 +6,8 @@
     jackpot kafka worker    --prefix floor1 --config FLOOR.toml    # run under a supervisor
     jackpot kafka ingest    --prefix floor1 EVENTS.jsonl           # idempotent producer
     jackpot kafka dump      --prefix floor1 --config FLOOR.toml    # meters, awards, rejected
+    jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
+    jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
 
 ``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). faust is imported only
 by ``worker``, so the other subcommands start fast and stay free of its warnings.
@@ -55,9 +57,10 @@ def add_parser(sub: Any) -> None:
         help="meters from a fold of the events topic, or from the workers' stored state",
     )
     dump.set_defaults(handler=handle_dump)
-    from streams import kafka_signage  # noqa: PLC0415  # registers ``jackpot kafka signage``
+    from streams import kafka_pages, kafka_signage  # noqa: PLC0415  # kafka signage, pages
 
     kafka_signage.add_parser(kafka)
+    kafka_pages.add_parser(kafka)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

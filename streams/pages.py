@@ -44,7 +44,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from streams.http_routes_common import READ_ROLES, ApiContext, authorize, error
+from streams.http_routes_common import READ_ROLES, ApiContext, Gatekeeper, authorize, error
 from streams.live_feed import LiveFeed, Signal, Topic, sse
 from streams.tokens import Principal, Role
 
@@ -84,6 +84,14 @@ def routes(
 ) -> list[Route]:
     """The four routes over ``feed`` (by default a new one attached to ``ctx.controller``)."""
     live = feed if feed is not None else LiveFeed.attach(ctx.controller)
+    return page_routes(ctx, live, settings)
+
+
+def page_routes(
+    ctx: Gatekeeper, live: LiveFeed, settings: StreamSettings = DEFAULT_SETTINGS
+) -> list[Route]:
+    """The four routes over ``live``, whatever feeds it (the embedded controller, or Redis on
+    the Kafka engine: `streams.kafka_pages`)."""
 
     async def signage(request: Request) -> Response:
         return _page(ctx, live, request, "signage.html")
@@ -111,7 +119,7 @@ def page_html(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
-def caller(ctx: ApiContext, request: Request, roles: frozenset[Role]) -> Principal | Response:
+def caller(ctx: Gatekeeper, request: Request, roles: frozenset[Role]) -> Principal | Response:
     """The caller by ``?token=``, else by the Authorization header; or the 401/403 answer."""
     token = request.query_params.get("token")
     if token is None and "authorization" not in request.headers:
@@ -160,7 +168,7 @@ def sign_query(request: Request) -> None:
             raise QueryError(msg)
 
 
-def _page(ctx: ApiContext, live: LiveFeed, request: Request, name: str) -> Response:
+def _page(ctx: Gatekeeper, live: LiveFeed, request: Request, name: str) -> Response:
     principal = caller(ctx, request, READ_ROLES)
     if isinstance(principal, Response):
         reason = json.loads(bytes(principal.body)).get("error", "refused")
@@ -183,7 +191,7 @@ def _html_error(status: int, reason: str) -> HTMLResponse:
 
 
 def _stream(
-    ctx: ApiContext, live: LiveFeed, request: Request, topic: Topic, settings: StreamSettings
+    ctx: Gatekeeper, live: LiveFeed, request: Request, topic: Topic, settings: StreamSettings
 ) -> Response:
     principal = caller(ctx, request, READ_ROLES)
     if isinstance(principal, Response):

@@ -14,6 +14,10 @@ and the projector's ``/metrics``:
    PLAY; restarted, its very first board has every meter in play again (it read who spoke lately
    from the compacted liveness topic before writing).
 
+And ``jackpot kafka pages`` (the pages fed from Redis) in headless Chromium: the sign shows
+"NOT IN PLAY AT TCP-8", then NOT IN PLAY, then its amount again; surveillance the "table silent"
+and "table heard" alerts.
+
 Throughout, the meters (a fold of the events topic) are the ones before the outage: an outage and
 a recovery never move a meter, and no heartbeat reaches the events topic.
 """
@@ -22,9 +26,14 @@ from __future__ import annotations
 
 import json
 import re
+import signal
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,15 +42,27 @@ import pytest
 from confluent_kafka.admin._config import ConfigResource  # not re-exported for type checkers
 
 from controller.config import FloorConfig, load_floor_config
+from controller.state import MeterState
 from streams.kafka_dump import read_events
 from streams.kafka_ingest import TableEventProducer, ingest_file
 from streams.kafka_topics import TopicNames, admin_client
 from streams.playability_board import statuses_from
 from streams.redis_model import RedisReadModel
+from streams.tokens import add_token
+from tests.integration.chromium import chromium, require_chromium
 from tests.integration.services import require_kafka, require_redis
 from tests.integration.test_kafka_heartbeats import free_port, heartbeat
-from tests.integration.test_kafka_parity import CONFIG, Worker, deploy, simulate, wait_caught_up
+from tests.integration.test_kafka_parity import (
+    CONFIG,
+    REPO,
+    Worker,
+    deploy,
+    simulate,
+    wait_caught_up,
+)
 from tests.integration.test_kafka_signage import Projector
+from tests.integration.test_pages_chromium import table_text
+from tests.integration.test_pages_liveness import NOT_IN_PLAY, sign
 
 pytestmark = pytest.mark.integration
 
@@ -125,9 +146,30 @@ def none_in_play(model: RedisReadModel, config: FloorConfig) -> bool:
     )
 
 
-def test_silence_and_a_dead_worker_turn_progressives_not_in_play_on_the_kafka_engine(
-    tmp_path: Path,
-) -> None:
+@dataclass
+class Floor:
+    """A deployment with a worker, the signage projector and beating tables (`kafka_floor`)."""
+
+    bootstrap: str
+    names: TopicNames
+    config: FloorConfig
+    config_path: Path
+    model: RedisReadModel
+    worker: Worker
+    projector: Projector
+    beater: Beater
+    metrics_port: int
+    meters_before: dict[str, MeterState]
+
+    def logs(self) -> str:
+        return self.projector.logs() + self.worker.logs()
+
+
+@contextmanager
+def kafka_floor(tmp_path: Path) -> Iterator[Floor]:
+    """A few simulated rounds metered by a worker; then every table beating and the projector
+    publishing until every meter is in play. Afterwards: no outage, recovery or heartbeat moved
+    a meter, and no heartbeat is on the events topic."""
     bootstrap, url = require_kafka(), require_redis()
     config_path, config = limited_config(tmp_path)
     names = deploy(bootstrap, table_partitions=2)
@@ -135,34 +177,44 @@ def test_silence_and_a_dead_worker_turn_progressives_not_in_play_on_the_kafka_en
     worker = Worker(bootstrap, names, tmp_path)
     worker.start()
     wait_caught_up(worker, timeout=180)
-    meters_before = read_events(bootstrap, names).meters
-    port = free_port()
     projector = Projector(bootstrap, names, url, tmp_path)
     projector.command[projector.command.index(str(CONFIG))] = str(config_path)
+    port = free_port()
     projector.command += ["--metrics-port", str(port)]
     model = RedisReadModel(url, prefix=names.prefix)
     beater = Beater(bootstrap, names, list(config.tables))
-    logs = lambda: projector.logs() + worker.logs()  # noqa: E731
+    floor = Floor(
+        bootstrap, names, config, config_path, model, worker, projector, beater, port,
+        read_events(bootstrap, names).meters,
+    )  # fmt: skip
     try:
         projector.start()
         beater.start()
-        wait_for("every meter in play", lambda: all_in_play(model, config), logs)
-        _silence_two_tables(model, config, beater, port, logs)
-        _kill_the_worker(model, config, worker, logs)
-        _restart_the_projector(model, config, projector, logs)
+        wait_for("every meter in play", lambda: all_in_play(model, config), floor.logs)
+        yield floor
     finally:
         beater.done.set()
         beater.join(timeout=10)
         projector.stop()
         worker.stop()
         model.close()
-    assert topic_config(bootstrap, names.liveness) >= {
-        ("cleanup.policy", "compact"),
-        ("message.timestamp.type", "LogAppendTime"),  # the broker's clock, not the worker's
-    }
     fold = read_events(bootstrap, names)
-    assert fold.meters == meters_before  # no outage, recovery or heartbeat moved a meter
+    assert fold.meters == floor.meters_before
     assert not [i for i in fold.accepted_ids if i.startswith("hb-")]
+
+
+def test_silence_and_a_dead_worker_turn_progressives_not_in_play_on_the_kafka_engine(
+    tmp_path: Path,
+) -> None:
+    with kafka_floor(tmp_path) as floor:
+        model, config, logs = floor.model, floor.config, floor.logs
+        _silence_two_tables(model, config, floor.beater, floor.metrics_port, logs)
+        _kill_the_worker(model, config, floor.worker, logs)
+        _restart_the_projector(model, config, floor.projector, logs)
+        assert topic_config(floor.bootstrap, floor.names.liveness) >= {
+            ("cleanup.policy", "compact"),
+            ("message.timestamp.type", "LogAppendTime"),  # the broker's clock, not the worker's
+        }
 
 
 def _silence_two_tables(
@@ -218,3 +270,62 @@ def _restart_the_projector(
         poll=0.02,
     )
     assert all_in_play(model, config), model.read_playability()
+
+
+@contextmanager
+def kafka_pages(tmp_path: Path, floor: Floor, tokens: Path) -> Iterator[str]:
+    """``jackpot kafka pages`` over the floor's Redis on a free port; its base URL."""
+    port, output = free_port(), tmp_path / "pages.log"
+    command = [
+        sys.executable,
+        "-m",
+        "streams.kafka_pages",
+        "--config",
+        str(tmp_path / "floor.toml"),
+    ]
+    command += ["--redis", require_redis(), "--redis-prefix", floor.names.prefix]
+    command += ["--tokens", str(tokens), "--port", str(port)]
+    with output.open("wb") as sink:
+        process = subprocess.Popen(command, cwd=REPO, stdout=sink, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_for("the pages answer", lambda: _answers(f"{base}/healthz"), output.read_text)
+        yield base
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def _answers(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=2).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def test_the_kafka_engine_pages_show_not_in_play_and_the_alerts(tmp_path: Path) -> None:
+    executable = require_chromium()
+    tokens = tmp_path / "tokens.json"
+    reader = add_token(tokens, "lobby-sign", "read_only")
+    with (
+        kafka_floor(tmp_path) as floor,
+        kafka_pages(tmp_path, floor, tokens) as base,
+        chromium(executable, tmp_path / "profile") as browser,
+    ):
+        browser.open(f"{base}/signage?token={reader}&meters=tcp-progressive,tcp-progressive-5")
+        five, one = sign("tcp-progressive-5", "amount"), sign("tcp-progressive", "amount")
+        browser.wait_for(f"{five}.startsWith('$')")
+        amount = browser.evaluate(five)
+        floor.beater.alive -= {"tcp-8"}
+        browser.wait_for(f"{sign('tcp-progressive-5', 'down')} === 'NOT IN PLAY AT TCP-8'")
+        assert browser.evaluate(five) == amount
+        floor.beater.alive -= {"tcp-7"}
+        browser.wait_for(f"{five} === {NOT_IN_PLAY!r}")
+        assert browser.evaluate(one).startswith("$")  # its tables keep beating
+        floor.beater.alive |= {"tcp-7", "tcp-8"}
+        browser.wait_for(f"{five} === {amount!r}")
+        browser.open(f"{base}/surveillance?token={reader}")
+        browser.wait_for("document.getElementById('alerts').innerText.includes('table heard')")
+        alerts = table_text(browser, "alerts")
+        for shown in ("table silent", "tcp-7", "tcp-8", "table feed silent for"):
+            assert shown in alerts, (shown, alerts)
