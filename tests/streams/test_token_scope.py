@@ -191,3 +191,11 @@ def test_an_item_whose_table_cannot_be_read_keeps_its_own_reason(
         assert str(result["reason"]).startswith(kept), result
         assert "may post for" not in result["reason"]
         assert len(floor.rejections()) == 1
+
+
+def test_the_openapi_document_mentions_the_per_item_refusal(tmp_path: Path) -> None:
+    with open_floor(tmp_path) as floor:
+        document = floor.client.get("/openapi.json").json()
+        described = document["paths"]["/v1/events"]["post"]["description"]
+        assert "--tables" in described
+        assert "another table" in described
