@@ -9,13 +9,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
+from controller.table_events import TableEvent, to_contract
 from streams.engine import EmbeddedController
 from streams.http_app import create_app
 from streams.liveness import LivenessTracker
+from streams.memory import MemoryLog
 from streams.sqlite_log import SqliteLog
-from streams.tokens import TokenEntry, TokenStore, token_digest
+from streams.tokens import Principal, TokenEntry, TokenStore, token_digest
+from tests.strategies import FLOOR_TABLES, sessions
 from tests.streams.http_support import CONFIG, TOKENS, Event, auth, full_round
 from tests.streams.test_liveness import START, FakeClock, heartbeat
 
@@ -199,3 +204,40 @@ def test_the_openapi_document_mentions_the_per_item_refusal(tmp_path: Path) -> N
         described = document["paths"]["/v1/events"]["post"]["description"]
         assert "--tables" in described
         assert "another table" in described
+
+
+def engine() -> EmbeddedController:
+    log = MemoryLog()
+    controller = EmbeddedController(log, log, clock=lambda: "2026-11-29T12:00:00Z")
+    assert controller.start(CONFIG.read_text(encoding="utf-8"), str(CONFIG)).status == "accepted"
+    return controller
+
+
+TABLE_IDS = [t.table_id for t in FLOOR_TABLES]  # tcp-1 and tcp-2 share meters, tcp-7 does not
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sessions(operator_steps=False),
+    st.sets(st.sampled_from(TABLE_IDS), min_size=1),
+)
+def test_a_bound_batch_ends_where_its_own_tables_events_alone_do(
+    steps: list[TableEvent], own: set[str]
+) -> None:
+    """Whatever the interleaving and the binding: the foreign items are exactly the refused ones,
+    and the floor ends as if only the own tables' events had been posted."""
+    items = [to_contract(step) for step in steps]
+    principal = Principal("dev", "table_device", frozenset(own))
+    bound = engine()
+    outcomes = bound.submit(items, principal.refusal)
+    alone = engine()
+    alone.submit([item for item in items if item["table_id"] in own])
+    for item, outcome in zip(items, outcomes, strict=True):
+        if item["table_id"] in own:
+            assert outcome.status == "accepted", outcome
+        else:
+            assert outcome.status == "rejected"
+            assert outcome.reason.startswith("token 'dev' may post for table")
+    assert bound.state.meters == alone.state.meters
+    assert bound.state.tables == alone.state.tables
+    assert bound.state.hits == alone.state.hits
