@@ -34,6 +34,9 @@ from streams.ports import EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
+#: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
+#: token's binding (`streams.tokens.Principal.refusal`), so the engine needs no idea of tokens.
+Scope = Callable[[str], str]
 MAX_RAW_KEPT = 65_536
 FOLD_CHUNK = 1_000
 
@@ -181,15 +184,18 @@ class EmbeddedController:
         state, position = fold_log(self._log, state, position)
         self._state, self._position, self._snapshot_position = state, position, position
 
-    def submit(self, raws: Iterable[object]) -> list[Outcome]:
-        """Validate, de-duplicate and decide a batch of raw table events; append it atomically."""
+    def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
+        """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
+
+        An item ``scope`` refuses for its table is dead-lettered with that reason, like any other
+        refused input, before it can be noted, de-duplicated or decided."""
         with self._lock:
             state, outcomes, batch, events = self._state, [], [], []
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
             for raw in raws:
-                outcome, produced, payload = self._one(state, raw, seen, heard)
+                outcome, produced, payload = self._one(state, raw, seen, heard, scope)
                 outcomes.append(outcome)
                 state = evolve_many(state, produced)
                 for index, event in enumerate(produced):
@@ -214,16 +220,25 @@ class EmbeddedController:
         return self._log.payloads_of(ids)
 
     def _one(
-        self, state: FloorState, raw: object, seen: dict[str, bytes], heard: list[str]
+        self,
+        state: FloorState,
+        raw: object,
+        seen: dict[str, bytes],
+        heard: list[str],
+        scope: Scope | None,
     ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
         """The outcome, the events produced and, when accepted, the first event's (the table
         event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
         payloads of the batch's ids already logged (`_logged`) or accepted earlier in the batch;
-        ``heard`` gets the table of every heartbeat and every accepted (or repeated) event."""
+        ``heard`` gets the table of every heartbeat and every accepted (or repeated) event;
+        ``scope`` (`submit`) refuses items for tables the submitter may not post for."""
         try:
             command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
         except RuleViolation as exc:
             return (*self._dead_letter(raw, str(exc)), None)
+        refusal = scope(command.table_id) if scope is not None else ""
+        if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
+            return (*self._dead_letter(raw, refusal), None)
         if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
             reason = unknown_table_reason(state.config, command.table_id)
             if reason:

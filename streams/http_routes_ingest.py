@@ -10,6 +10,11 @@ The answer also says whether the progressives at the batch's tables are in play 
 `streams.liveness.batch_playability`): each configured table of the batch with its status and
 meters, and every meter unplayable anywhere on the floor (a silent or not yet heard table). A
 heartbeat is answered ``accepted`` with the reason "heartbeat noted (not logged)".
+
+A table_device token bound to its tables (`streams.tokens`) has each item for another table, event
+or heartbeat, refused on its own with a reason naming the token and the table, and dead-lettered
+like any refused input (the engine's ``scope``): it changes no meter and keeps no table alive,
+and the batch's other items go on as usual.
 """
 
 from __future__ import annotations
@@ -56,8 +61,9 @@ async def ingest(ctx: ApiContext, request: Request, principal: Principal) -> Res
         await run_in_threadpool(ctx.controller.record_rejection, raw, reason)
         return error(exc.status, reason)
     started = time.perf_counter()
+    scope = principal.refusal if principal.tables is not None else None
     # The controller writes SQLite with synchronous=FULL: off the event loop, so reads go on.
-    outcomes: list[Outcome] = await run_in_threadpool(ctx.controller.submit, events)
+    outcomes: list[Outcome] = await run_in_threadpool(ctx.controller.submit, events, scope)
     ctx.sensor.observe_ingest(time.perf_counter() - started, [o.status for o in outcomes])
     ctx.sensor.observe_heartbeats([o.reason for o in outcomes])
     answer = summary(outcomes)

@@ -150,6 +150,10 @@ def _ingest_paths() -> Schema:
             503,
         ),
     )
+    post["description"] += (
+        " A table_device token bound to tables (jackpot token add --tables) has each item for"
+        ' another table answered "rejected" with the reason and dead-lettered; the rest go on.'
+    )
     example: Schema = {
         "event_id": "tcp-1:1",
         "type": "round_opened",

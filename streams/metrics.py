@@ -47,6 +47,9 @@ _TABLE_TYPES: Final = (
 )
 #: (class, pattern) in the order tried; the first match wins, "other" if none does.
 _RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
+    # First: a device token posting for a table it is not bound to (`streams.tokens`), whatever
+    # the item held; the reason starts with the token's name, which holds no space or quote.
+    ("token_scope", re.compile(r"^token '[^' ]+' may post for tables? ")),
     ("size", re.compile(r"over the limit|too large")),
     ("schema", re.compile(rf"^({_TABLE_TYPES})(\.[A-Za-z0-9_]+|\[[^\]]*\])*: ")),
     ("unknown_table", re.compile(r"^unknown table ")),

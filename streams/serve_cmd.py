@@ -8,6 +8,9 @@ as uvicorn re-raises it: exit status 143 for SIGTERM).
 
 The default host is 127.0.0.1: /metrics, /healthz and /readyz have no authentication. Bind wider
 only behind a proxy or on a private network.
+
+At start it notes the table_device tokens not bound to tables (`streams.tokens`): each may post
+for any table, which is how older tokens files behave but not the recommended practice.
 """
 
 from __future__ import annotations
@@ -133,6 +136,8 @@ def _announce(args: argparse.Namespace, controller: EmbeddedController, tokens: 
             f"jackpot serve: {args.tokens} holds no tokens; every /v1 call is refused",
             file=sys.stderr,
         )
+    if note := unbound_note(tokens):
+        print(f"jackpot serve: {note}", file=sys.stderr)
     if not _is_loopback(args.host):
         print("jackpot serve: not on loopback: /metrics has no authentication", file=sys.stderr)
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -144,6 +149,21 @@ def _announce(args: argparse.Namespace, controller: EmbeddedController, tokens: 
         f"  metrics  {base}/metrics\n"
         f"  health   {base}/healthz  {base}/readyz",
         flush=True,
+    )
+
+
+def unbound_note(tokens: TokenStore, shown: int = 5) -> str:
+    """One line naming the device tokens that may post for any table, or "" if every one is
+    bound. At most ``shown`` names: a floor of thousands of devices must not flood the log."""
+    names = tokens.unbound_devices()
+    if not names:
+        return ""
+    count = len(names)
+    listed = ", ".join(names[:shown]) + (f" and {count - shown} more" if count > shown else "")
+    are = "token is" if count == 1 else "tokens are"
+    return (
+        f"note: {count} table_device {are} not bound to tables (any table may be posted for): "
+        f"{listed}; bind them with jackpot token add --tables"
     )
 
 

@@ -14,7 +14,9 @@ from streams.metrics import REASON_CLASSES, MetricsSensor, reason_class
 from streams.simulate_cmd import sim_tables
 from streams.simulator import AKQ_SPADES as FORCED_AKQ
 from streams.simulator import DEALER_ROYAL, FloorSimulator, ForcedHands
+from streams.tokens import Principal
 from tests.streams.http_support import AKQ_SPADES, CONFIG, event, full_round, opening
+from tests.streams.test_liveness import heartbeat
 
 EPOCH = "2026-11-29T12:00:00Z"
 
@@ -90,7 +92,20 @@ def test_operator_refusals_and_other_reasons() -> None:
     assert reason_class("anything at all", "PayHit") == "operator"
     assert reason_class("body: 9 bytes is over the limit of 8 bytes") == "size"
     assert reason_class("something nobody foresaw") == "other"
-    assert set(REASON_CLASSES) >= {"schema", "sequence", "duplicate", "state", "cards", "other"}
+    expected = {"schema", "sequence", "duplicate", "state", "cards", "token_scope", "other"}
+    assert set(REASON_CLASSES) >= expected
+
+
+@pytest.mark.parametrize("table", ["tcp-2", "tcp-99"])  # configured or not: the binding comes first
+def test_an_item_for_a_table_outside_the_tokens_binding_has_a_class_of_its_own(table: str) -> None:
+    controller, sensor = controller_with_sensor()
+    bound = Principal("cards-device", "table_device", frozenset({"tcp-1"}))
+    items = [event(1, "round_opened", table=table, game="three_card_poker"), heartbeat(table)]
+    outcomes = controller.submit(items, bound.refusal)
+    assert [o.status for o in outcomes] == ["rejected", "rejected"]
+    # A token named "cards-device" must not land in the "cards" class.
+    assert {reason_class(o.reason) for o in outcomes} == {"token_scope"}
+    assert value(sensor, "jackpot_rejections_total", reason_class="token_scope") == 2.0
 
 
 def test_label_values_stay_bounded_on_a_long_noisy_run() -> None:

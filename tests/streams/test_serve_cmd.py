@@ -18,8 +18,9 @@ from pathlib import Path
 
 import httpx
 
+from streams.serve_cmd import unbound_note
 from streams.sqlite_log import SqliteLog
-from streams.tokens import add_token
+from streams.tokens import TokenEntry, TokenStore, add_token
 from tests.streams.http_support import CONFIG, ROOT, full_round
 
 STARTUP_SECONDS = 20.0
@@ -109,6 +110,10 @@ def test_serve_ingests_over_real_http_and_snapshots_on_stop(tmp_path: Path) -> N
     # uvicorn drains, shuts the app down, then re-raises the SIGTERM it caught
     assert process.returncode == -signal.SIGTERM, output.read_text(encoding="utf-8")
     assert f"listening on {base}" in output.read_text(encoding="utf-8")
+    # The device token is not bound to tables: said once at start.
+    said = output.read_text(encoding="utf-8")
+    assert said.count("1 table_device token is not bound to tables") == 1
+    assert "tcp-1-device; bind them with jackpot token add --tables" in said
     log = SqliteLog(tmp_path / "var" / "jackpot.db")
     try:
         latest = log.latest()
@@ -145,3 +150,21 @@ def test_serve_without_a_tokens_file_says_how_to_make_one(tmp_path: Path) -> Non
     )
     assert done.returncode == 2
     assert "jackpot token add" in done.stderr
+
+
+def test_the_start_up_note_names_unbound_device_tokens_only() -> None:
+    def device(name: str, tables: tuple[str, ...] | None = None) -> TokenEntry:
+        return TokenEntry(name, "table_device", "0" * 64, tables)
+
+    supervisor = TokenEntry("ann", "supervisor", "1" * 64)
+    assert unbound_note(TokenStore([supervisor, device("d1", ("tcp-1",))])) == ""
+    assert unbound_note(TokenStore([])) == ""
+    note = unbound_note(
+        TokenStore([supervisor, device("d1", ("tcp-1",)), device("d2"), device("d3")])
+    )
+    assert note.startswith("note: 2 table_device tokens are not bound to tables")
+    assert "d2, d3;" in note
+    assert "d1" not in note
+    assert "ann" not in note
+    many = unbound_note(TokenStore([device(f"d{n}") for n in range(9)]), shown=3)
+    assert "d0, d1, d2 and 6 more;" in many

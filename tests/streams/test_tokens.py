@@ -11,7 +11,7 @@ import pytest
 
 from controller.errors import ConfigError
 from streams import token_cmd
-from streams.tokens import Principal, TokenStore, add_token, token_digest
+from streams.tokens import Principal, TokenEntry, TokenStore, add_token, token_digest
 
 
 def test_a_new_token_authenticates_and_only_its_hash_is_stored(tmp_path: Path) -> None:
@@ -111,3 +111,123 @@ def test_the_cli_prints_the_token_once_on_stdout(
     out, err = capsys.readouterr()
     assert out == ""
     assert "--replace" in err
+
+
+DEVICE = {"name": "tcp-1-device", "role": "table_device", "sha256": "b" * 64}
+
+
+def test_a_bound_device_token_is_stored_sorted_and_authenticates_with_its_tables(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "tokens.json"
+    token = add_token(path, "tcp-1-device", "table_device", tables=["TCP-02", "TCP-01", "TCP-02"])
+    entry = json.loads(path.read_text(encoding="utf-8"))["tokens"][0]
+    assert entry["tables"] == ["TCP-01", "TCP-02"]
+    principal = TokenStore.load(path).authenticate(token)
+    assert principal == Principal("tcp-1-device", "table_device", frozenset({"TCP-01", "TCP-02"}))
+    # Written back unchanged by the next add (the whole file is rewritten each time).
+    add_token(path, "ann", "supervisor")
+    assert json.loads(path.read_text(encoding="utf-8"))["tokens"][0] == entry
+    assert TokenStore.load(path).authenticate(token) == principal
+
+
+def test_an_entry_without_tables_loads_as_before_and_is_listed_as_unbound(tmp_path: Path) -> None:
+    path = tmp_path / "tokens.json"
+    bound = DEVICE | {"name": "tcp-2-device", "sha256": "c" * 64, "tables": ["tcp-2"]}
+    path.write_text(json.dumps({"tokens": [GOOD, DEVICE, bound]}), encoding="utf-8")
+    store = TokenStore.load(path)
+    assert store.names() == ["ann", "tcp-1-device", "tcp-2-device"]
+    assert store.unbound_devices() == ["tcp-1-device"]
+    add_token(path, "reader", "read_only")
+    entries = json.loads(path.read_text(encoding="utf-8"))["tokens"]
+    assert entries[:3] == [GOOD, DEVICE, bound]  # no "tables" key appears on unbound entries
+
+
+def test_a_principal_refuses_only_tables_outside_its_binding() -> None:
+    bound = Principal("tcp-1-device", "table_device", frozenset({"TCP-01", "TCP-02"}))
+    assert bound.refusal("TCP-01") == ""
+    assert bound.refusal("TCP-02") == ""
+    reason = bound.refusal("TCP-09")
+    assert reason == "token 'tcp-1-device' may post for tables TCP-01, TCP-02 only, not 'TCP-09'"
+    assert bound.refusal("tcp-01") != ""  # table ids are compared exactly, as the config's are
+    assert Principal("old-device", "table_device").refusal("TCP-09") == ""
+
+
+@pytest.mark.parametrize("role", ["supervisor", "read_only"])
+def test_only_a_device_token_may_be_bound(tmp_path: Path, role: str) -> None:
+    path = tmp_path / "tokens.json"
+    with pytest.raises(ConfigError, match="only a table_device token is bound"):
+        add_token(path, "ann", role, tables=["TCP-01"])
+    assert not path.exists()
+    path.write_text(json.dumps({"tokens": [GOOD | {"role": role, "tables": ["T"]}]}), "utf-8")
+    with pytest.raises(ConfigError, match=r"tokens\[0\].tables: no tables for a"):
+        TokenStore.load(path)
+    with pytest.raises(ConfigError, match="only a table_device token is bound"):
+        TokenStore([TokenEntry("ann", "supervisor", "a" * 64, ("T",))])
+
+
+@pytest.mark.parametrize(
+    ("tables", "where"),
+    [
+        ([], r"tokens\[0\].tables"),
+        ("TCP-01", r"tokens\[0\].tables"),
+        (["TCP-01", ""], r"tokens\[0\].tables\[1\]"),
+        (["TCP 01"], r"tokens\[0\].tables\[0\]"),
+        (["x" * 65], r"tokens\[0\].tables\[0\]"),
+        ([7], r"tokens\[0\].tables\[0\]"),
+        (["TCP-01\n"], r"tokens\[0\].tables\[0\]"),
+        (None, r"tokens\[0\].tables"),
+    ],
+)
+def test_bad_tables_in_the_file_are_refused_with_where(
+    tmp_path: Path, tables: object, where: str
+) -> None:
+    path = tmp_path / "tokens.json"
+    path.write_text(json.dumps({"tokens": [DEVICE | {"tables": tables}]}), encoding="utf-8")
+    with pytest.raises(ConfigError, match=where):
+        TokenStore.load(path)
+
+
+@pytest.mark.parametrize("tables", [[], ["TCP-01", "bad/id"], ["é"]])
+def test_bad_tables_are_refused_when_adding(tmp_path: Path, tables: list[str]) -> None:
+    with pytest.raises(ConfigError, match="non-empty array of table ids"):
+        add_token(tmp_path / "tokens.json", "dev", "table_device", tables=tables)
+    assert not (tmp_path / "tokens.json").exists()
+
+
+def test_the_cli_binds_a_device_token_with_commas_or_the_option_repeated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "tokens.json"
+    base = ["token", "add", "--file", str(path), "--role", "table_device"]
+    assert run_token_cli([*base, "--name", "a", "--tables", "TCP-02,TCP-01"]) == 0
+    first = capsys.readouterr().out.strip()
+    assert run_token_cli([*base, "--name", "b", "--tables", "TCP-03", "--tables", "TCP-01"]) == 0
+    second, err = capsys.readouterr()
+    assert "bound to TCP-01, TCP-03" in err
+    store = TokenStore.load(path)
+    assert store.authenticate(first) == Principal(
+        "a", "table_device", frozenset({"TCP-01", "TCP-02"})
+    )
+    assert store.authenticate(second.strip()) == Principal(
+        "b", "table_device", frozenset({"TCP-01", "TCP-03"})
+    )
+    assert run_token_cli([*base, "--name", "c"]) == 0
+    assert "not bound to tables" in capsys.readouterr().err
+    assert TokenStore.load(path).unbound_devices() == ["c"]
+
+
+@pytest.mark.parametrize("role", ["supervisor", "read_only"])
+def test_the_cli_refuses_tables_for_other_roles(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], role: str
+) -> None:
+    path = tmp_path / "tokens.json"
+    argv = ["token", "add", "--file", str(path), "--name", "ann", "--role", role]
+    assert run_token_cli([*argv, "--tables", "TCP-01"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"no tables for a {role} token" in err
+    assert not path.exists()
+    assert run_token_cli([*argv, "--tables", "TCP-01,"]) == 2  # the role is refused first
+    assert f"no tables for a {role} token" in capsys.readouterr().err
+    assert not path.exists()
