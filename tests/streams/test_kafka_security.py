@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from controller.errors import ConfigError
@@ -125,11 +125,15 @@ def test_options_override_the_environment_and_there_is_no_password_option(
     assert not any("password" in o and "file" not in o for o in parser._option_string_actions)
 
 
-@given(st.text(min_size=1).filter(lambda p: p not in repr(KafkaSecurity())))
+@given(st.text(min_size=1))
 def test_the_password_never_shows_in_repr_or_describe(password: str) -> None:
     security = KafkaSecurity("SASL_PLAINTEXT", "SCRAM-SHA-512", "jackpot", password)
-    assert password not in repr(security).replace("'jackpot'", "")
-    assert password not in security.describe().replace("'jackpot'", "")
+    other = KafkaSecurity("SASL_PLAINTEXT", "SCRAM-SHA-512", "jackpot", "\x00")
+    # A password that is part of the text anyway (e.g. "/" in "SASL_PLAINTEXT/SCRAM-SHA-512")
+    # cannot be told apart from a leak: only the others are evidence.
+    assume(password not in repr(other) + other.describe())
+    assert password not in repr(security)
+    assert password not in security.describe()
 
 
 def test_active_settings_follow_the_environment_until_a_command_activates_its_own(
