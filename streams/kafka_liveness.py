@@ -99,7 +99,7 @@ class LivenessWatch:
         clocks: Clocks | None = None,
         resync_every: float = 60.0,
     ) -> None:
-        self._config, self._board = config, board
+        self._config = config
         self._clocks = clocks or Clocks()
         self.tracker = LivenessTracker(
             self._clocks.monotonic, self._clocks.wall, started_by="the signage projector"
