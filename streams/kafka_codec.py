@@ -60,12 +60,32 @@ class SourcePos:
 
 @dataclass(frozen=True, slots=True)
 class Output:
-    """One record to produce: topic, key, value and its deterministic dedupe id."""
+    """One record to produce: topic, key, value and its deterministic dedupe id. A
+    ``latest_wins`` record (for a compacted topic whose readers want only each key's newest, such
+    as liveness) may be dropped when a later one of the same topic and key follows in the batch."""
 
     topic: str
     key: str
     value: bytes
     dedupe_id: str
+    latest_wins: bool = False
+
+
+def coalesced(outputs: list[Output]) -> list[Output]:
+    """``outputs`` without each latest-wins record a later one of its topic and key supersedes:
+    a batch of 500 events from 8 tables writes 8 liveness records, not 500 (measured: one per
+    event cost the worker a visible share of its throughput on a 2-core host)."""
+    last: dict[tuple[str, str], int] = {}
+    for index, out in enumerate(outputs):
+        if out.latest_wins:
+            last[(out.topic, out.key)] = index
+    if not last:
+        return outputs
+    return [
+        out
+        for index, out in enumerate(outputs)
+        if not out.latest_wins or last[(out.topic, out.key)] == index
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,8 @@ Partitioned by table: a table's events arrive in its partition's order and its s
    claims to the meter-claims topic (keyed by meter), fixed and envy awards to events and awards.
 
 **Liveness.** Every input that shows a table is alive (an accepted event, a duplicate of one, a
-heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`); the
-broker stamps it, and `streams.kafka_liveness` turns those stamps into playability. A refused
+heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`, a
+latest-wins output: the stage keeps the last per table of each batch); the broker stamps it, and `streams.kafka_liveness` turns those stamps into playability. A refused
 input is no sign of life (as on the embedded engine), and a worker that is down writes none, so
 its tables turn unplayable once the limit passes: the controller's outage is seen too.
 
@@ -227,7 +227,7 @@ def heard_output(topic: str, table_id: str, kind: str, event_id: str, pos: Sourc
     """A sign of life from ``table_id``: ``kind`` is "event", "duplicate" or "heartbeat"; the
     source position makes the dedupe id (a redelivery writes the same record again, harmlessly)."""
     body = {"table_id": table_id, "heard": kind, "event_id": event_id, "source": pos.label}
-    return Output(topic, table_id, dumps(body), f"heard@{pos.label}")
+    return Output(topic, table_id, dumps(body), f"heard@{pos.label}", latest_wins=True)
 
 
 def _fields(raw: bytes) -> dict[str, object]:

@@ -41,7 +41,7 @@ from streams.kafka_batch import (
     is_reserved,
     progress_key,
 )
-from streams.kafka_codec import Output, Processed, SourcePos
+from streams.kafka_codec import Output, Processed, SourcePos, coalesced
 from streams.kafka_metrics import WorkerMetrics
 from streams.kafka_read import read_range
 from streams.kafka_settings import KILL_AFTER_OUTPUTS_ENV
@@ -150,6 +150,7 @@ class Stage(Generic[R]):
             outputs.extend(result.outputs)
             if result.record is not None and key is not None and not is_reserved(key):
                 pending[key] = (incoming.pos.partition, result.record)
+        outputs = coalesced(outputs)  # e.g. one liveness record per table per batch
         self._batches += 1
         number = self._batches
         delivery = self._sink.produce(outputs)

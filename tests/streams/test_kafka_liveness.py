@@ -12,10 +12,12 @@ import json
 from datetime import datetime, timedelta
 
 from confluent_kafka import TopicPartition
+from hypothesis import given
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, generate_latest
 
 from controller.errors import StoreUnavailable
-from streams.kafka_codec import Output, SourcePos
+from streams.kafka_codec import Output, SourcePos, coalesced
 from streams.kafka_liveness import Clocks, LivenessFeed, LivenessWatch, Sighting
 from streams.kafka_rounds import RoundProcessor
 from streams.kafka_topics import TopicNames
@@ -283,3 +285,17 @@ def test_the_feed_is_ready_only_once_it_read_what_the_topic_held_at_the_start() 
     assert feed.poll() == 1
     assert feed.ready
     assert watch.tracker.status("tcp-7", 30).playable
+
+
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c"]), st.booleans()), max_size=30))
+def test_a_batch_keeps_only_the_last_latest_wins_record_of_each_key(
+    drawn: list[tuple[str, bool]],
+) -> None:
+    outputs = [
+        Output(NAMES.liveness if latest else NAMES.events, key, b"%d" % n, f"{n}", latest)
+        for n, (key, latest) in enumerate(drawn)
+    ]
+    kept = coalesced(outputs)
+    assert [o for o in kept if not o.latest_wins] == [o for o in outputs if not o.latest_wins]
+    newest = {o.key: o for o in outputs if o.latest_wins}  # the last one of each key wins
+    assert [o for o in kept if o.latest_wins] == [o for o in outputs if newest.get(o.key) is o]
