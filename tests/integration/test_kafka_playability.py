@@ -103,7 +103,8 @@ def limited_config(folder: Path) -> tuple[Path, FloorConfig]:
 def topic_config(bootstrap: str, topic: str) -> set[tuple[str, str]]:
     """The topic's settings as the broker reports them."""
     resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
-    found = admin_client(bootstrap).describe_configs([resource])[resource].result(timeout=30)
+    admin = admin_client(bootstrap)  # kept: a client collected mid-call fails its futures
+    found = admin.describe_configs([resource])[resource].result(timeout=30)
     return {(name, str(entry.value)) for name, entry in found.items()}
 
 
