@@ -589,12 +589,10 @@ cmd_add_user() {
     (( $# == 1 )) || usage
     check_security
     sasl || die "add-user needs a SASL broker (KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT)"
-    (
-        unset KAFKA_SASL_PASSWORD_FILE
-        export KAFKA_SECURITY_PROTOCOL=$SECURITY_PROTOCOL KAFKA_SASL_MECHANISM=$SASL_MECHANISM
-        export KAFKA_SASL_USERNAME=$SASL_USERNAME KAFKA_SASL_PASSWORD=$SASL_PASSWORD
-        exec "$PY" "$SCRIPT_DIR/kafka_user.py" --bootstrap "$BOOTSTRAP" "$1"
-    )
+    # The admin's settings go to the helper's environment only (not on its command line).
+    KAFKA_SECURITY_PROTOCOL=$SECURITY_PROTOCOL KAFKA_SASL_MECHANISM=$SASL_MECHANISM \
+        KAFKA_SASL_USERNAME=$SASL_USERNAME KAFKA_SASL_PASSWORD=$SASL_PASSWORD \
+        "$PY" "$SCRIPT_DIR/kafka_user.py" --bootstrap "$BOOTSTRAP" "$1"
 }
 
 cmd_logs() {
