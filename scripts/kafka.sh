@@ -29,11 +29,10 @@
 #      configure the clients (streams/kafka_security.py). The user's SCRAM credential is written
 #      when the storage is formatted, so a run dir keeps its protocol, user and password: start
 #      with other ones and it refuses (use another KAFKA_RUN_DIR). The password never goes on a
-#      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). The
-#      controller listener stays PLAINTEXT on loopback.
-#      With SASL the broker also authorizes (StandardAuthorizer, no ACL = denied): the admin user
-#      and User:ANONYMOUS (the PLAINTEXT controller listener's principal, which the combined
-#      node's broker side registers with) are super users; others get ACLs per role.
+#      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). With
+#      SASL the controller listener (loopback) authenticates too, with SASL/PLAIN as the same
+#      user, and the broker authorizes (StandardAuthorizer, no ACL = denied): the admin user is
+#      the only super user; other users get ACLs per role (`jackpot kafka grant`).
 #
 # Startup speed: after the first graceful stop, a dynamic AppCDS archive of the broker's
 # classes is kept in .cache/kafka/<version>/ (keyed by JVM build and jar set); later starts
