@@ -13,7 +13,10 @@ add-user`` (password on stdin). Then:
   ``jackpot replay`` to the cent (one partition), and the reader user's ``dump`` shows the same;
 - the signage user reads the events in its own group, but cannot read table-events, use
   another group, or write the events topic;
-- granting again adds nothing; only the admin may grant or list.
+- granting again adds nothing; only the admin may grant or list;
+- the controller listener authenticates too: a wrong password is refused there (were it
+  PLAINTEXT, its principal User:ANONYMOUS would have to be a super user for the broker to
+  register, and anyone on the host could alter the cluster through it).
 
 Under CI a broker that cannot start fails the test (never skips), as in `test_kafka_sasl`.
 """
@@ -35,8 +38,9 @@ import pytest
 from confluent_kafka import Consumer, Producer
 
 from controller.config import load_floor_config
+from controller.errors import StoreUnavailable
 from streams.kafka_dump import award_sort_key, fold_document, read_events
-from streams.kafka_security import KafkaSecurity, activate
+from streams.kafka_security import KafkaSecurity, activate, check_access
 from streams.kafka_topics import TopicNames
 from streams.replay_cmd import replay_file
 from tests.integration.test_kafka_parity import CONFIG, REPO, simulate, wait_caught_up
@@ -62,6 +66,7 @@ class AclBroker:
     admin: SaslBroker
     users: dict[str, KafkaSecurity]  # role -> its user's settings
     envs: dict[str, dict[str, str]]  # role -> the environment its commands run with
+    controller: str  # the controller listener's address
 
     @property
     def bootstrap(self) -> str:
@@ -126,7 +131,8 @@ def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AclBroker]:
             envs[role] = _client_env(user, path)
         admin = KafkaSecurity("SASL_PLAINTEXT", "SCRAM-SHA-512", ADMIN, password)
         activate(admin)
-        yield AclBroker(SaslBroker(f"127.0.0.1:{port}", admin, admin_env, folder), users, envs)
+        sasl = SaslBroker(f"127.0.0.1:{port}", admin, admin_env, folder)
+        yield AclBroker(sasl, users, envs, f"127.0.0.1:{controller}")
     finally:
         activate(None)
         _kafka_sh("stop", service_env)
@@ -290,3 +296,9 @@ def test_granting_again_adds_nothing_and_only_the_admin_may_grant(
         refused = jackpot(broker.envs["device"], "kafka", "grant", *common, *args)
         assert refused.returncode == 2
         assert "only a super user (the admin) may grant or list ACLs" in refused.stderr
+
+
+def test_the_controller_port_wants_authentication_too(broker: AclBroker) -> None:
+    impostor = KafkaSecurity("SASL_PLAINTEXT", "PLAIN", ADMIN, secrets.token_hex(24))
+    with pytest.raises(StoreUnavailable, match="Authentication failed: Invalid username or pass"):
+        check_access(broker.controller, impostor, timeout=10)
