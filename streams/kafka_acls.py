@@ -35,14 +35,15 @@ from typing import Any
 
 from confluent_kafka import KafkaException
 
-# confluent_kafka.admin does not re-export these for type checkers; its _acl and _resource define
-# them (as kafka_topics takes NewTopic from cimpl).
+# confluent_kafka.admin does not re-export these for type checkers; its _acl, _config and
+# _resource define them (as kafka_topics takes NewTopic from cimpl).
 from confluent_kafka.admin._acl import (
     AclBinding,
     AclBindingFilter,
     AclOperation,
     AclPermissionType,
 )
+from confluent_kafka.admin._config import ConfigResource
 from confluent_kafka.admin._resource import ResourcePatternType, ResourceType
 
 from controller.errors import AdapterError, StoreUnavailable
@@ -52,6 +53,11 @@ ROLES = ("device", "worker", "signage", "reader")
 #: The group prefix of `streams.kafka_read.reader` (shared by every deployment: see the docstring).
 READER_GROUP_PREFIX = "jackpot-reader-"
 TOPIC, GROUP = "TOPIC", "GROUP"
+NO_AUTHORIZER = (
+    "Kafka at {bootstrap} has no authorizer, so ACLs mean nothing there: start it with SASL "
+    "(scripts/kafka.sh with KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT) or set authorizer.class.name"
+)
+NOT_ADMIN = "Kafka at {bootstrap} refused: only a super user (the admin) may grant or list ACLs"
 LITERAL, PREFIXED = "LITERAL", "PREFIXED"
 
 
@@ -161,13 +167,9 @@ def _refusal(bootstrap: str, exc: KafkaException) -> StoreUnavailable:
     error = exc.args[0]
     code = error.name() if hasattr(error, "name") else str(error)
     if code == "SECURITY_DISABLED":
-        msg = (
-            f"Kafka at {bootstrap} has no authorizer, so ACLs mean nothing there: start it "
-            "with SASL (scripts/kafka.sh with KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT) or set "
-            "authorizer.class.name"
-        )
+        msg = NO_AUTHORIZER.format(bootstrap=bootstrap)
     elif code == "CLUSTER_AUTHORIZATION_FAILED":
-        msg = f"Kafka at {bootstrap} refused: only a super user (the admin) may grant or list ACLs"
+        msg = NOT_ADMIN.format(bootstrap=bootstrap)
     else:
         msg = f"Kafka at {bootstrap} refused the ACL request: {exc}"
     return StoreUnavailable(msg)
@@ -229,15 +231,20 @@ def list_acls(bootstrap: str, prefix: str) -> list[tuple[str, Grant]]:
 
 
 def _require_describe(bootstrap: str) -> None:
-    """StoreUnavailable unless this user may describe the cluster's ACLs: to anyone else the
-    broker answers an ACL listing with nothing at all, which would read as "no ACLs"."""
+    """StoreUnavailable unless this broker has an authorizer and this user may describe its
+    ACLs: without either, the broker's answer to a listing reaches us as an empty list (the
+    client drops its error code), which would read as "no ACLs"."""
     admin = admin_client(bootstrap)
     try:
         cluster = admin.describe_cluster(
             include_authorized_operations=True, request_timeout=30
         ).result()
+        if AclOperation.DESCRIBE not in (cluster.authorized_operations or ()):
+            raise StoreUnavailable(NOT_ADMIN.format(bootstrap=bootstrap))
+        broker = ConfigResource(ResourceType.BROKER, str(cluster.nodes[0].id))
+        configs = admin.describe_configs([broker], request_timeout=30)[broker].result()
     except KafkaException as exc:
         raise _refusal(bootstrap, exc) from exc
-    if AclOperation.DESCRIBE not in (cluster.authorized_operations or ()):
-        msg = f"Kafka at {bootstrap} refused: only a super user (the admin) may grant or list ACLs"
-        raise StoreUnavailable(msg)
+    entry = configs.get("authorizer.class.name")
+    if entry is None or not entry.value:
+        raise StoreUnavailable(NO_AUTHORIZER.format(bootstrap=bootstrap))

@@ -14,7 +14,8 @@ from confluent_kafka.admin._acl import AclOperation, AclPermissionType
 from confluent_kafka.admin._resource import ResourcePatternType, ResourceType
 
 from controller.errors import AdapterError, StoreUnavailable
-from streams import kafka_grant_cmd
+from streams import kafka_acls, kafka_grant_cmd
+from streams.cli import build_parser
 from streams.kafka_acls import (
     ROLES,
     Grant,
@@ -178,3 +179,57 @@ def test_grant_wants_a_role_and_a_principal_or_list_alone(
     args = argparse.Namespace(prefix="floor1", bootstrap="127.0.0.1:1", **options)
     assert kafka_grant_cmd.handle_grant(args) == 2
     assert "give --role and --principal, or --list alone" in capsys.readouterr().err
+
+
+class FakeFuture:
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+    def result(self) -> object:
+        return self.value
+
+
+class FakeAdmin:
+    """Answers `_require_describe`'s two questions as a broker would."""
+
+    def __init__(self, operations: list[AclOperation] | None, authorizer: str | None) -> None:
+        self.operations, self.authorizer = operations, authorizer
+
+    def describe_cluster(self, **_: object) -> FakeFuture:
+        node = argparse.Namespace(id=1)
+        return FakeFuture(argparse.Namespace(authorized_operations=self.operations, nodes=[node]))
+
+    def describe_configs(self, resources: list[object], **_: object) -> dict[object, FakeFuture]:
+        entries = {} if self.authorizer is None else {"authorizer.class.name": self.authorizer}
+        configs = {k: argparse.Namespace(value=v) for k, v in entries.items()}
+        return {resources[0]: FakeFuture(configs)}
+
+
+@pytest.mark.parametrize(
+    ("operations", "authorizer", "refusal"),
+    [
+        (None, "org.apache.kafka.metadata.authorizer.StandardAuthorizer", "only a super user"),
+        ([AclOperation.DESCRIBE], "", "has no authorizer"),  # no authorizer: every operation
+        ([AclOperation.DESCRIBE], None, "has no authorizer"),
+        ([AclOperation.DESCRIBE], "org.apache.kafka.metadata.authorizer.StandardAuthorizer", ""),
+    ],
+)
+def test_a_listing_needs_an_authorizer_and_the_admin(
+    monkeypatch: pytest.MonkeyPatch,
+    operations: list[AclOperation] | None,
+    authorizer: str | None,
+    refusal: str,
+) -> None:
+    fake = FakeAdmin(operations, authorizer)
+    monkeypatch.setattr(kafka_acls, "admin_client", lambda _bootstrap: fake)
+    if refusal:
+        with pytest.raises(StoreUnavailable, match=refusal):
+            kafka_acls._require_describe("b:1")
+    else:
+        kafka_acls._require_describe("b:1")
+
+
+def test_grant_is_a_kafka_subcommand() -> None:
+    args = build_parser().parse_args(["kafka", "grant", "--prefix", "p", "--list"])
+    assert args.handler is kafka_grant_cmd.handle_grant
+    assert (args.prefix, args.list, args.role, args.principal) == ("p", True, None, None)
