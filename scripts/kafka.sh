@@ -2,7 +2,7 @@
 # Fetch, start and stop a real single-node Apache Kafka 4.x broker (KRaft, combined
 # broker+controller) on loopback, for tests and local runs.
 #
-# usage: scripts/kafka.sh fetch|start|stop|restart|status|logs [N]|kill
+# usage: scripts/kafka.sh fetch|start|stop|restart|status|logs [N]|kill|add-user NAME
 #
 #   fetch    resolve the broker jars from Maven Central (mvn, deploy/kafka/pom.xml) into
 #            .cache/kafka/<version>/libs; a no-op when the cache matches the pom
@@ -13,6 +13,9 @@
 #   status   exit 0 if the broker is up and answering, 1 otherwise
 #   logs     print the last N (default 100) lines of the broker logs
 #   kill     SIGKILL the broker (crash, no clean shutdown) for fault tests; data dir kept
+#   add-user SASL only: add (or re-password) SCRAM user NAME on the running broker, as the admin
+#            user; the password is read from stdin (scripts/kafka_user.py). The user may do
+#            nothing until granted a role: `jackpot kafka grant` (docs/kafka.md, Security)
 #
 # env: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_RUN_DIR (REPO/var/kafka),
 #      KAFKA_START_TIMEOUT (60), KAFKA_STOP_TIMEOUT (30), KAFKA_HEAP_OPTS (-Xms256m -Xmx512m),
@@ -26,8 +29,10 @@
 #      configure the clients (streams/kafka_security.py). The user's SCRAM credential is written
 #      when the storage is formatted, so a run dir keeps its protocol, user and password: start
 #      with other ones and it refuses (use another KAFKA_RUN_DIR). The password never goes on a
-#      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). The
-#      controller listener stays PLAINTEXT on loopback.
+#      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). With
+#      SASL the controller listener (loopback) authenticates too, with SASL/PLAIN as the same
+#      user, and the broker authorizes (StandardAuthorizer, no ACL = denied): the admin user is
+#      the only super user; other users get ACLs per role (`jackpot kafka grant`).
 #
 # Startup speed: after the first graceful stop, a dynamic AppCDS archive of the broker's
 # classes is kept in .cache/kafka/<version>/ (keyed by JVM build and jar set); later starts
@@ -578,6 +583,17 @@ cmd_status() {
     return 1
 }
 
+# Add a SCRAM user on the running broker; the password comes from stdin, never argv.
+cmd_add_user() {
+    (( $# == 1 )) || usage
+    check_security
+    sasl || die "add-user needs a SASL broker (KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT)"
+    # The admin's settings go to the helper's environment only (not on its command line).
+    KAFKA_SECURITY_PROTOCOL=$SECURITY_PROTOCOL KAFKA_SASL_MECHANISM=$SASL_MECHANISM \
+        KAFKA_SASL_USERNAME=$SASL_USERNAME KAFKA_SASL_PASSWORD=$SASL_PASSWORD \
+        "$PY" "$SCRIPT_DIR/kafka_user.py" --bootstrap "$BOOTSTRAP" "$1"
+}
+
 cmd_logs() {
     local n=${1:-100} f
     for f in "$SERVER_LOG" "$STDOUT_LOG"; do
@@ -596,7 +612,7 @@ with_lock() {
 }
 
 usage() {
-    echo "usage: $0 fetch|start|stop|restart|status|logs [N]|kill" >&2
+    echo "usage: $0 fetch|start|stop|restart|status|logs [N]|kill|add-user NAME" >&2
     exit 2
 }
 
@@ -612,6 +628,7 @@ main() {
         kill)    with_lock cmd_kill ;;
         status)  cmd_status ;;
         logs)    cmd_logs "$@" ;;
+        add-user) cmd_add_user "$@" ;;
         *)       usage ;;
     esac
 }

@@ -6,8 +6,12 @@
     jackpot kafka worker    --prefix floor1 --config FLOOR.toml    # run under a supervisor
     jackpot kafka ingest    --prefix floor1 EVENTS.jsonl           # idempotent producer
     jackpot kafka dump      --prefix floor1 --config FLOOR.toml    # meters, awards, rejected
+<<<<<<< HEAD
     jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
     jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
+=======
+    jackpot kafka grant     --prefix floor1 --role worker --principal User:NAME   # ACLs
+>>>>>>> wt-acls
 
 ``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). faust is imported only
 by ``worker``, so the other subcommands start fast and stay free of its warnings.
@@ -24,6 +28,7 @@ from typing import Any
 from controller.config import load_floor_config
 from controller.errors import JackpotError
 from controller.events import ConfigActivated
+from streams import kafka_grant_cmd
 from streams.engine import utc_now
 from streams.kafka_codec import Output, event_output, op_to_bytes, seed_op
 from streams.kafka_dump import dumps_document, fold_document, read_events, worker_meters
@@ -61,6 +66,7 @@ def add_parser(sub: Any) -> None:
 
     kafka_signage.add_parser(kafka)
     kafka_pages.add_parser(kafka)
+    kafka_grant_cmd.add_parser(kafka)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

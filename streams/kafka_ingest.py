@@ -106,7 +106,7 @@ def ingest_file(
     bootstrap: str, names: TopicNames, path: Path, *, resume: bool = True
 ) -> IngestSummary:
     """Produce every line of ``path``; with ``resume``, skip event ids already on the topic."""
-    known = existing_event_ids(bootstrap, names.table_events) if resume else set()
+    known = _resume_ids(bootstrap, names) if resume else set()
     producer = TableEventProducer(bootstrap, names)
     produced = skipped = 0
     with path.open("rb") as lines:
@@ -121,6 +121,21 @@ def ingest_file(
             produced += 1
     producer.flush()
     return IngestSummary(produced, skipped)
+
+
+def _resume_ids(bootstrap: str, names: TopicNames) -> set[str]:
+    """`existing_event_ids` of the table-events topic, or StoreUnavailable saying what to do when
+    the user may only write it (the ``device`` role of `streams.kafka_acls`)."""
+    try:
+        return existing_event_ids(bootstrap, names.table_events)
+    except StoreUnavailable as exc:
+        if "AUTHORIZATION_FAILED" not in str(exc):
+            raise
+        msg = (
+            f"{exc}; resuming reads {names.table_events}, which this user may not: run with "
+            "--no-resume, or as a user with the reader role too (jackpot kafka grant)"
+        )
+        raise StoreUnavailable(msg) from exc
 
 
 def existing_event_ids(bootstrap: str, topic: str, timeout: float = 60.0) -> set[str]:

@@ -20,8 +20,9 @@ Partitioned by table: a table's events arrive in its partition's order and its s
 
 **Liveness.** Every input that shows a table is alive (an accepted event, a duplicate of one, a
 heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`, a
-latest-wins output: the stage keeps the last per table of each batch); the broker stamps it, and `streams.kafka_liveness` turns those stamps into playability. A refused
-input is no sign of life (as on the embedded engine), and a worker that is down writes none, so
+latest-wins output: the stage keeps the last per table of each batch); the broker stamps it,
+and `streams.kafka_liveness` turns those stamps into playability. A refused input is no sign of
+life (as on the embedded engine), and a worker that is down writes none, so
 its tables turn unplayable once the limit passes: the controller's outage is seen too.
 
 A ``heartbeat`` (contract version 2) passes the door and the key check and then produces only its
