@@ -166,7 +166,13 @@ def test_a_stream_through_sasl_matches_the_replay_to_the_cent(
         wait_caught_up(worker, timeout=180)
     finally:
         worker.stop()
-    fold = read_events(broker.bootstrap, names)
+    assert_fold_is_the_replay(broker.bootstrap, names, events)
+
+
+def assert_fold_is_the_replay(bootstrap: str, names: TopicNames, events: Path) -> None:
+    """The events topic's fold: the meters, awards and rejection reasons `jackpot replay` gives
+    for ``events`` (the stream is big enough to mean something)."""
+    fold = read_events(bootstrap, names)
     config = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
     document: dict[str, Any] = fold_document(config, fold.meters, fold)
     reference: dict[str, Any] = replay_file(CONFIG, events)
