@@ -68,15 +68,16 @@ async def ingest(ctx: ApiContext, request: Request, principal: Principal) -> Res
     ctx.sensor.observe_heartbeats([o.reason for o in outcomes])
     answer = summary(outcomes)
     # Off the event loop too: at most once a second it walks every table (10,000 on a big floor).
-    answer["playability"] = await run_in_threadpool(_playability, ctx, events)
+    answer["playability"] = await run_in_threadpool(_playability, ctx, events, principal)
     return JSONResponse(answer)
 
 
-def _playability(ctx: ApiContext, events: list[object]) -> dict[str, object]:
-    """The answer's ``playability``: the batch's tables, and the meters unplayable anywhere."""
+def _playability(ctx: ApiContext, events: list[object], principal: Principal) -> dict[str, object]:
+    """The answer's ``playability``: the batch's tables (a bound token's own only: it was told
+    the others are not its business), and the meters unplayable anywhere."""
     controller = ctx.controller
     ids = (e.get("table_id") for e in events if isinstance(e, dict))
-    tables = (table_id for table_id in ids if isinstance(table_id, str))
+    tables = (t for t in ids if isinstance(t, str) and not principal.refusal(t))
     return batch_playability(controller.state.config, controller.liveness, tables)
 
 

@@ -123,6 +123,9 @@ def test_foreign_items_are_refused_and_recorded_and_the_rest_of_the_batch_counts
                 assert result["reason"] == refusal(str(item["table_id"]))
             else:
                 assert result["status"] == "accepted", result
+        playability = answer["playability"]
+        assert isinstance(playability, dict)
+        assert sorted(playability["tables"]) == ["tcp-1", "tcp-2"]  # not the foreign ones
         dead = floor.rejections()
         assert untouched == 0
         assert [row["event_id"] for row in dead] == list(refused)
