@@ -63,9 +63,19 @@ def create_pages_app(
     pump.start()
 
     async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "redis": feed.source_ok})
+        return JSONResponse({"status": "ok"})
 
-    routes = [*page_routes(PagesGate(tokens, MetricsSensor()), feed), Route("/healthz", healthz)]
+    async def readyz(request: Request) -> Response:
+        """Ready while Redis answers: otherwise every sign would only show its stale fault."""
+        if feed.source_ok:
+            return JSONResponse({"status": "ready"})
+        return JSONResponse({"status": "not ready", "problem": feed.source_problem}, 503)
+
+    routes = [
+        *page_routes(PagesGate(tokens, MetricsSensor()), feed),
+        Route("/healthz", healthz),
+        Route("/readyz", readyz),
+    ]
     return Starlette(routes=routes), stop
 
 

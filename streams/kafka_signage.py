@@ -74,6 +74,7 @@ class SignageSettings:
     redis_password: str | None = None
     group: str = ""
     metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
     resync_every: float = 60.0
 
 
@@ -128,7 +129,7 @@ def open_projector(settings: SignageSettings, *, hold: bool = True) -> Running:
     group = settings.group or f"{settings.prefix}-signage"
     liveness = LivenessFeed.open(settings.bootstrap, names.liveness, f"{group}-liveness", watch)
     if settings.metrics_port:
-        metrics.serve(settings.metrics_port)
+        metrics.serve(settings.metrics_port, settings.metrics_host)
     consumer = consumer_for(settings)
     parts = Partitions(consumer, names.events, projector, hold=hold)
     consumer.subscribe([names.events], on_assign=parts.on_assign, on_revoke=parts.on_revoke)
@@ -179,6 +180,9 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument("--group", default="", help="consumer group (default <prefix>-signage)")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument(
+        "--metrics-host", default="127.0.0.1", help="metrics address (0.0.0.0 in a container)"
+    )
+    parser.add_argument(
         "--resync-every", type=float, default=60.0, help="seconds between full republications"
     )
     parser.set_defaults(handler=handle)
@@ -203,6 +207,7 @@ def handle(args: argparse.Namespace) -> int:
         redis_password=password_from(args.redis_password_file),
         group=args.group,
         metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
         resync_every=args.resync_every,
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")

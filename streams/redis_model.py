@@ -78,10 +78,15 @@ def redact(url: str) -> str:
 
 def add_redis_arguments(parser: argparse.ArgumentParser, url_help: str) -> None:
     """The read model's options, the same for ``jackpot serve`` and ``jackpot kafka signage``:
-    ``--redis`` (default $REDIS_URL), ``--redis-password-file``, ``--redis-prefix``."""
+    ``--redis`` (default $REDIS_URL), ``--redis-password-file`` (default $REDIS_PASSWORD_FILE),
+    ``--redis-prefix``."""
     parser.add_argument("--redis", default=os.environ.get("REDIS_URL"), help=url_help)
+    password_file = os.environ.get("REDIS_PASSWORD_FILE")  # the deploy manifests set it
     parser.add_argument(
-        "--redis-password-file", type=Path, default=None, help="file holding the Redis password"
+        "--redis-password-file",
+        type=Path,
+        default=Path(password_file) if password_file else None,
+        help="file holding the Redis password (default $REDIS_PASSWORD_FILE)",
     )
     parser.add_argument(
         "--redis-prefix",
