@@ -272,8 +272,8 @@ def test_prometheus_scrapes_the_compose_services() -> None:
     services = compose()["services"]
     (config,) = load_yaml(PROMETHEUS / "prometheus.yml")
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
-    assert {"jackpot-api", "jackpot-workers"} <= set(jobs)
-    for job in ("jackpot-api", "jackpot-workers"):
+    assert {"jackpot-api", "jackpot-workers", "jackpot-signage"} <= set(jobs)
+    for job in ("jackpot-api", "jackpot-workers", "jackpot-signage"):
         for static in jobs[job]["static_configs"]:
             for target in static["targets"]:
                 host, port = target.rsplit(":", 1)
