@@ -93,7 +93,8 @@ class SignageRun:
         self.bootstrap, self.redis_url = bootstrap, redis_url
         self.names = TopicNames(f"bench{uuid.uuid4().hex[:10]}")
         specs = topic_specs(self.names, Layout(6, 6, PARTITIONS))
-        provision(bootstrap, [s for s in specs if s.name == self.names.events])
+        self.topics = [self.names.events, self.names.liveness]  # what the projector reads
+        provision(bootstrap, [s for s in specs if s.name in self.topics])
         outputs, self.state = engine_records(self.names, raws)
         sink = OutputSink(bootstrap, "bench-signage-fill")
         sink.produce(outputs)
@@ -166,11 +167,11 @@ class SignageRun:
             consumer.close()
 
     def delete(self) -> None:
-        """Drop the prefix's topic."""
+        """Drop the prefix's topics."""
         admin = AdminClient(
             {"bootstrap.servers": self.bootstrap, **client_settings(), "log_level": 0}
         )
-        for future in admin.delete_topics([self.names.events], operation_timeout=30).values():
+        for future in admin.delete_topics(self.topics, operation_timeout=30).values():
             with contextlib.suppress(KafkaException):  # already gone: nothing to clean
                 future.result()
 
