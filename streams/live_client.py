@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from enum import Enum
 from typing import Literal
 
-from streams.live_activity import Row
+from streams.live_alerts import Row
 
 Topic = Literal["meters", "activity"]
 

@@ -32,17 +32,8 @@ from contextlib import asynccontextmanager
 from controller.events import ConfigActivated, Event, ProgressiveHit
 from controller.state import FloorState
 from streams.engine import EmbeddedController, decode, utc_now
-from streams.live_activity import (
-    ENVY_STORM_OVER,
-    Row,
-    Track,
-    activity_rows,
-    classify_alerts,
-    hit_notice,
-    meter_labels,
-    meter_row,
-    unexplained_moves,
-)
+from streams.live_activity import Track, activity_rows, hit_notice, meter_labels, meter_row
+from streams.live_alerts import ENVY_STORM_OVER, Row, classify_alerts, unexplained_moves
 from streams.live_client import Client, Signal, Topic, sse
 from streams.live_playability import PlayabilityWatch
 from streams.ports import EventLog

@@ -23,7 +23,7 @@ from typing import Protocol
 
 from controller.config import FloorConfig
 from streams.engine import utc_now
-from streams.live_activity import Alert, Row
+from streams.live_alerts import Alert, Row
 from streams.liveness import TableLiveness, meter_tables
 
 MeterStatus = dict[str, object]

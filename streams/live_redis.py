@@ -23,7 +23,7 @@ from typing import Protocol
 
 from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
-from streams.live_activity import Row
+from streams.live_alerts import Row
 from streams.live_feed import LiveFeed
 from streams.live_playability import PlayabilityWatch
 from streams.liveness import TableLiveness

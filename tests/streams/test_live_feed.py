@@ -16,12 +16,8 @@ from controller.commands import CorrectMeter, PayHit, ValidateHit
 from controller.errors import StoreUnavailable
 from controller.events import EnvyAwarded, EventRejected, MeterCorrected
 from streams.engine import EmbeddedController
-from streams.live_activity import (
-    classify_alerts,
-    meter_labels,
-    rejection_kind,
-    unexplained_moves,
-)
+from streams.live_activity import meter_labels
+from streams.live_alerts import classify_alerts, rejection_kind, unexplained_moves
 from streams.live_feed import Client, LiveFeed, Signal
 from streams.live_redis import publish_hash, run_redis_pump
 from streams.memory import MemoryLog
