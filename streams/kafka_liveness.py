@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
 from prometheus_client import CollectorRegistry, Counter
@@ -37,7 +37,7 @@ from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
 from streams.kafka_read import partitions_of, text
 from streams.kafka_security import client_settings
-from streams.liveness import LivenessTracker
+from streams.liveness import LivenessTracker, wall_now
 from streams.liveness_metrics import LivenessCollector
 from streams.playability_board import Board, BoardPublisher
 
@@ -74,16 +74,12 @@ def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def _wall() -> datetime:
-    return datetime.now(UTC)
-
-
 @dataclass(frozen=True, slots=True)
 class Clocks:
     """The watch's clocks, injected so tests drive time without sleeping."""
 
     monotonic: Callable[[], float] = time.monotonic
-    wall: Callable[[], datetime] = _wall
+    wall: Callable[[], datetime] = wall_now
     wall_ms: Callable[[], int] = _wall_ms
 
 

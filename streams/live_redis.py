@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
 from controller.config import FloorConfig
@@ -26,7 +26,7 @@ from controller.errors import StoreUnavailable
 from streams.live_alerts import Row
 from streams.live_feed import LiveFeed
 from streams.live_playability import PlayabilityWatch
-from streams.liveness import TableLiveness
+from streams.liveness import TableLiveness, wall_now
 from streams.playability_board import statuses_from
 from streams.redis_model import MeterChange
 
@@ -117,15 +117,11 @@ def publish_hash(feed: LiveFeed, meter_id: str, fields: Mapping[str, str]) -> bo
     return feed.put_meter(row, hit)
 
 
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
 class BoardReader:
     """Table statuses from the playability board, as a tracker gives them (`StatusSource`)."""
 
     def __init__(
-        self, read: Callable[[], Mapping[str, str]], wall: Callable[[], datetime] = _utc_now
+        self, read: Callable[[], Mapping[str, str]], wall: Callable[[], datetime] = wall_now
     ) -> None:
         self._read, self._wall = read, wall
 
@@ -144,7 +140,7 @@ def watch_board(
     feed: LiveFeed,
     read: Callable[[], Mapping[str, str]],
     config: FloorConfig,
-    wall: Callable[[], datetime] = _utc_now,
+    wall: Callable[[], datetime] = wall_now,
 ) -> None:
     """Show the board's playability on ``feed`` (``read``: `RedisReadModel.read_playability`)."""
     reader = BoardReader(read, wall)

@@ -94,12 +94,24 @@ def limit_of(config: FloorConfig | None) -> int:
     return config.communication.table_silence_limit_seconds
 
 
-def _utc_now() -> datetime:
+def wall_now() -> datetime:
+    """The wall clock in UTC (every liveness clock defaults to it; tests inject their own)."""
     return datetime.now(UTC)
 
 
-def _rfc3339(moment: datetime) -> str:
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def rfc3339(moment: datetime) -> str:
+    """A UTC time as the read models and answers write it: RFC 3339 with milliseconds."""
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def silent_reason(silent: float, limit: int) -> str:
+    """Why a table heard before is unplayable (the same words on both engines)."""
+    return f"table feed silent for {int(silent)} s (limit {limit} s)"
+
+
+def unknown_reason(started_by: str, since: str) -> str:
+    """Why a table not heard since ``started_by`` started (at ``since``) is unplayable."""
+    return f"not heard from since {started_by} started at {since}"
 
 
 class LivenessTracker:
@@ -108,15 +120,15 @@ class LivenessTracker:
     def __init__(
         self,
         clock: Monotonic = time.monotonic,
-        wall: Wall = _utc_now,
+        wall: Wall = wall_now,
         *,
         started_by: str = "the controller",
     ) -> None:
         self._clock = clock
         self._wall = wall
         self._started = clock()
-        since = _rfc3339(wall())
-        self._unknown = (since, f"not heard from since {started_by} started at {since}")
+        since = rfc3339(wall())
+        self._unknown = (since, unknown_reason(started_by, since))
         self._last: dict[str, float] = {}
         self._lock = threading.Lock()
         self._summary: tuple[object, float, dict[str, list[str]]] | None = None
@@ -128,13 +140,7 @@ class LivenessTracker:
 
     def heard(self, table_ids: Iterable[str]) -> None:
         """Note a sign of life (a heartbeat or an accepted event) from each table, now."""
-        now = self._clock()
-        with self._lock:
-            for table_id in table_ids:
-                self._last[table_id] = now
-                if table_id in self._summary_down:
-                    self._summary = None  # a recovery shows at once, not after the TTL
-                    self._summary_down = frozenset()
+        self.heard_ago((table_id, 0.0) for table_id in table_ids)
 
     def heard_ago(self, sightings: Iterable[tuple[str, float]]) -> None:
         """Note signs of life seen ``ago`` seconds before now (table id, ago): a record read some
@@ -147,7 +153,7 @@ class LivenessTracker:
                 if moment > self._last.get(table_id, float("-inf")):
                     self._last[table_id] = moment
                 if table_id in self._summary_down:
-                    self._summary = None
+                    self._summary = None  # a recovery shows at once, not after the TTL
                     self._summary_down = frozenset()
 
     def status(self, table_id: str, limit: int) -> TableLiveness:
@@ -199,8 +205,8 @@ class LivenessTracker:
             table_id=table_id,
             playable=False,
             silent_seconds=silent,
-            since=_rfc3339(wall - timedelta(seconds=now - (last + limit))),
-            reason=f"table feed silent for {int(silent)} s (limit {limit} s)",
+            since=rfc3339(wall - timedelta(seconds=now - (last + limit))),
+            reason=silent_reason(silent, limit),
         )
 
     def unplayable_meters(self, config: FloorConfig | None) -> dict[str, list[str]]:

@@ -27,13 +27,21 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
 from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
 from streams.live_playability import meter_statuses
-from streams.liveness import LivenessTracker, TableLiveness, limit_of
+from streams.liveness import (
+    LivenessTracker,
+    TableLiveness,
+    limit_of,
+    rfc3339,
+    silent_reason,
+    unknown_reason,
+    wall_now,
+)
 
 logger = logging.getLogger(__name__)
 AS_OF = "as_of"
@@ -45,10 +53,6 @@ class Board(Protocol):
     """Where the board is kept (`streams.redis_model.RedisReadModel`)."""
 
     def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
-
-
-def _utc_now() -> datetime:
-    return datetime.now(UTC)
 
 
 class BoardPublisher:
@@ -64,7 +68,7 @@ class BoardPublisher:
         board: Board,
         *,
         clock: Callable[[], float] = time.monotonic,
-        wall: Callable[[], datetime] = _utc_now,
+        wall: Callable[[], datetime] = wall_now,
         resync_every: float = 60.0,
     ) -> None:
         self._tracker, self._config_of, self._board = tracker, config_of, board
@@ -89,7 +93,7 @@ class BoardPublisher:
         whole = self._whole_at is None or now - self._whole_at >= self._resync_every
         written = self._written
         changed = fields if whole else {k: v for k, v in fields.items() if written.get(k) != v}
-        stamp = {AS_OF: utc(self._wall()), LIMIT: str(limit_of(config))}
+        stamp = {AS_OF: rfc3339(self._wall()), LIMIT: str(limit_of(config))}
         try:
             if self._board.write_playability(changed | stamp, replace=whole) and not whole:
                 logger.warning("playability: the board was gone (Redis emptied); writing it whole")
@@ -168,9 +172,9 @@ def _table(table_id: str, value: str | None, limit: int, now: datetime) -> Table
     since = str(row.get("since", ""))
     moment = parse_time(since)
     if not row.get("heard") or moment is None:
-        return _unknown(table_id, since, f"not heard from since the projector started at {since}")
+        return _unknown(table_id, since, unknown_reason("the projector", since))
     silent = max(0.0, (now - moment).total_seconds()) + limit
-    reason = f"table feed silent for {int(silent)} s (limit {limit} s)"
+    reason = silent_reason(silent, limit)
     return TableLiveness(
         table_id=table_id, playable=False, silent_seconds=silent, since=since, reason=reason
     )
@@ -180,11 +184,6 @@ def _unknown(table_id: str, since: str, reason: str) -> TableLiveness:
     return TableLiveness(
         table_id=table_id, playable=False, silent_seconds=None, since=since, reason=reason
     )
-
-
-def utc(moment: datetime) -> str:
-    """RFC 3339 with milliseconds, as the rest of the read model writes times."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def _dumps(value: object) -> str:

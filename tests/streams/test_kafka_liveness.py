@@ -23,7 +23,7 @@ from streams.kafka_rounds import RoundProcessor
 from streams.kafka_topics import TopicNames
 from streams.live_feed import LiveFeed
 from streams.live_redis import watch_board
-from streams.playability_board import statuses_from, utc
+from streams.playability_board import statuses_from
 from tests.streams.http_support import full_round
 from tests.streams.test_liveness import FLOOR, START, FakeClock
 
@@ -175,7 +175,8 @@ def test_a_stale_or_missing_board_reads_as_every_table_unplayable() -> None:
     assert all(s.playable for s in fresh.values())
     stale = statuses_from(board.fields, FLOOR, times.wall() + timedelta(seconds=31))
     assert not any(s.playable for s in stale.values())
-    assert stale["tcp-1"].reason.startswith(f"playability not published since {utc(START)}")
+    since = "playability not published since 2026-11-29T16:00:00.000Z"  # START, the last tick
+    assert stale["tcp-1"].reason.startswith(since)
     missing = statuses_from({}, FLOOR, times.wall())
     assert not any(s.playable for s in missing.values())
 
