@@ -94,6 +94,18 @@ def deploy(bootstrap: str, table_partitions: int) -> TopicNames:
     return names
 
 
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM a child still running, SIGKILL it after 30 s; wait for it either way."""
+    if process is None or process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
 class Worker:
     """``python -m streams.kafka_worker`` as a child process, logging to a file."""
 
@@ -127,14 +139,7 @@ class Worker:
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.alive():
-            assert self.process is not None
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=30)
+        stop_process(self.process)
 
     def logs(self, tail: int | None = 3000) -> str:
         """The workers' logs (the last ``tail`` characters of each; None: all)."""

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -58,6 +57,7 @@ from tests.integration.test_kafka_parity import (
     Worker,
     deploy,
     simulate,
+    stop_process,
     wait_caught_up,
 )
 from tests.integration.test_kafka_signage import Projector
@@ -293,8 +293,7 @@ def kafka_pages(tmp_path: Path, floor: Floor, tokens: Path) -> Iterator[str]:
         wait_for("the pages answer", lambda: _answers(f"{base}/healthz"), output.read_text)
         yield base
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
+        stop_process(process)
 
 
 def _answers(url: str) -> bool:

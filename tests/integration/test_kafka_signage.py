@@ -40,6 +40,7 @@ from tests.integration.test_kafka_parity import (
     Worker,
     deploy,
     simulate,
+    stop_process,
     wait_caught_up,
 )
 
@@ -88,13 +89,7 @@ class Projector:
         self.process.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=30)
+        stop_process(self.process)
 
     def logs(self) -> str:
         return "\n".join(p.read_text() for p in sorted(self.folder.glob("projector-*.log")))
