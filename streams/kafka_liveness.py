@@ -37,6 +37,7 @@ from controller.config import FloorConfig
 from controller.errors import StoreUnavailable
 from streams.kafka_read import partitions_of, text
 from streams.kafka_security import client_settings
+from streams.kafka_signage_read import end_offset
 from streams.liveness import LivenessTracker, wall_now
 from streams.liveness_metrics import LivenessCollector
 from streams.playability_board import Board, BoardPublisher
@@ -175,8 +176,8 @@ class LivenessFeed:
         )
         try:
             partitions = [TopicPartition(topic, p) for p in partitions_of(consumer, topic, 10.0)]
-            ends = {tp.partition: _end(consumer, tp) for tp in partitions}
-        except (StoreUnavailable, KafkaException):
+            ends = {tp.partition: end_offset(consumer, tp) for tp in partitions}
+        except StoreUnavailable:
             consumer.close()
             raise
         consumer.assign(
@@ -204,9 +205,3 @@ class LivenessFeed:
     def close(self) -> None:
         """Release the consumer (nothing to commit)."""
         self.consumer.close()
-
-
-def _end(consumer: Consumer, tp: TopicPartition) -> int:
-    """The partition's end offset now (its producers are idempotent, not transactional, so no
-    control record sits at the end)."""
-    return int(consumer.get_watermark_offsets(tp, timeout=10.0, cached=False)[1])

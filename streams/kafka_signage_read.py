@@ -39,7 +39,7 @@ class Partitions:
         for tp in assigned:
             tp.offset = self.next.get(tp.partition, OFFSET_BEGINNING)
             if tp.partition not in self.next:
-                high = _high(consumer, tp)
+                high = end_offset(consumer, tp)
                 self.next[tp.partition] = 0
                 if high > 0:
                     self.ends[tp.partition] = high
@@ -75,7 +75,7 @@ class Partitions:
         self.committed.update(offsets)
 
 
-def _high(consumer: Consumer, tp: TopicPartition) -> int:
+def end_offset(consumer: Consumer, tp: TopicPartition) -> int:
     """The partition's end now (0 if the broker does not say: then nothing is held back)."""
     try:
         return int(consumer.get_watermark_offsets(tp, timeout=10.0, cached=False)[1])
