@@ -13,10 +13,10 @@ from collections import Counter
 
 from bench import workload
 from bench.common import Goal, Row, Settings, median, paired, rate_row, rates, stopwatch
-from controller.events import EventRejected
 from controller.floor import run
-from controller.state import FloorState
-from controller.table_events import TableEvent, from_contract
+from controller.model.events import EventRejected
+from controller.model.state import FloorState
+from controller.model.table_events import TableEvent, from_contract
 
 GOAL = Goal(
     text=">= 100,000 events/s and >= 1/4 of parse-only",

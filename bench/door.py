@@ -1,6 +1,7 @@
 """Row "door: decode+validate": a JSON line to a schema-checked event, as the ingest edge needs it.
 
-Subject: `streams.fast_decode.decode_line` (msgspec structs; falls back to jsonschema only for what
+Subject: `streams.door.fast_decode.decode_line` (msgspec structs; falls back to jsonschema only for
+what
 it cannot vouch for). Reference: plain `json.loads` of the same lines. Also measured, on a sample
 (it is ~1,000 times slower): the jsonschema door it replaces, ``parse_json_line`` +
 ``validate_table_event``; and `decode_event` (line straight to a table event) and `validate_event`
@@ -14,9 +15,9 @@ from typing import Any
 
 from bench import workload
 from bench.common import Figure, Goal, Row, Settings, median, paired, rate_row, rates, stopwatch
-from streams.fast_decode import decode_event, decode_line, try_decode_line, validate_event
-from streams.json_lines import parse_json_line
-from streams.validation import validate_table_event
+from streams.door.fast_decode import decode_event, decode_line, try_decode_line, validate_event
+from streams.door.json_lines import parse_json_line
+from streams.door.validation import validate_table_event
 
 GOAL = Goal(
     text=">= 100,000 events/s and >= 1/2 of parse-only",
@@ -90,7 +91,7 @@ def run_rows(settings: Settings) -> list[Row]:
             times=times,
             reference_name="parse only (json.loads)",
             goal=GOAL,
-            notes="streams.fast_decode.decode_line; goal is ours: <= 1/5 of the engine's budget",
+            notes="streams.door.fast_decode.decode_line; goal is ours: <= 1/5 of the engine budget",
             extra=extra,
         )
     ]

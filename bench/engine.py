@@ -1,6 +1,7 @@
 """Row "embedded engine": batched ingest into the durable log with the meters kept up to date.
 
-Subject: `streams.engine.EmbeddedController.submit` over a fresh `streams.sqlite_log.SqliteLog`
+Subject: `streams.embedded.engine.EmbeddedController.submit` over a fresh
+`streams.adapters.sqlite.SqliteLog`
 (WAL, ``synchronous=FULL``), fed the parsed events in batches, as the HTTP edge hands them over
 (parsing the request body is the HTTP layer's cost, left out here; HTTP batching comes later).
 Reference: the same input events appended, in the same batches, to a fresh log of the same kind
@@ -19,9 +20,9 @@ from typing import Any
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, Figure, Goal, Row, Settings, paired, rate_row, stopwatch
-from streams.engine import EmbeddedController
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
-from streams.sqlite_log import SqliteLog
 
 GOAL = Goal(
     text=">= 20,000 events/s sustained and >= 1/2 of append-only",

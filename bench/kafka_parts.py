@@ -5,7 +5,8 @@ loop, which runs as a child process of its own:
 
 The reference: a plain confluent-kafka loop that consumes the table-events topic in its own
 consumer group and produces every record unchanged (same key) to ``<prefix>.plain-out``, with the
-engine's producer settings (`streams.kafka_sink.producer_config`: idempotent, ``acks=all``); like
+engine's producer settings (`streams.adapters.kafka.sink.producer_config`: idempotent,
+``acks=all``); like
 the worker it waits for every acknowledgement of a batch (up to 500 records) and then commits,
 batch by batch.
 """
@@ -27,10 +28,10 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from bench.common import EXAMPLE_CONFIG, REPO
-from streams.kafka_cmd import activate
-from streams.kafka_ingest import TableEventProducer
-from streams.kafka_sink import producer_config
-from streams.kafka_topics import Layout, TopicNames, TopicSpec, provision, topic_specs
+from streams.adapters.kafka.sink import producer_config
+from streams.adapters.kafka.topics import Layout, TopicNames, TopicSpec, provision, topic_specs
+from streams.cli.kafka import activate
+from streams.scaleout.ingest import TableEventProducer
 
 PLAIN_BATCH = 500
 POLL_S = 0.02

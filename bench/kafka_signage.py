@@ -8,7 +8,7 @@ engine's keys and ids (a meter event by its meter with id ``{meter}@{seq}``, a t
 table with its ``event_id``, the rest by table or "floor"). Produced once, read by every
 repetition.
 
-Subject: `streams.kafka_signage` in this process, with its own consumer group: the consumer, the
+Subject: `streams.scaleout.signage` in this process, with its own consumer group: the consumer, the
 fold and the signage feed publishing the touched meters to a real Redis after every batch (the
 start-up hold is off, so every batch takes the live path), until every record is folded and
 Redis holds each meter's last value. Reference: a plain confluent-kafka consumer with the
@@ -33,18 +33,18 @@ from confluent_kafka.admin import AdminClient
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, Figure, Goal, Mode, Paired, Row, Settings, rate_row
 from bench.kafka_parts import bootstrap_or_reason
-from controller.events import MeterEvent
-from controller.state import FloorState
-from controller.table_events import TableEventBase
-from streams.engine import EmbeddedController, decode, record_key
-from streams.kafka_codec import Output
-from streams.kafka_security import client_settings
-from streams.kafka_signage import SignageSettings, consumer_for, open_projector, project
-from streams.kafka_sink import OutputSink
-from streams.kafka_topics import Layout, TopicNames, provision, topic_specs
-from streams.memory import MemoryLog
-from streams.redis_model import RedisReadModel
-from streams.signage_feed import meter_fields
+from controller.model.events import MeterEvent
+from controller.model.state import FloorState
+from controller.model.table_events import TableEventBase
+from streams.adapters.kafka.security import client_settings
+from streams.adapters.kafka.sink import OutputSink
+from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
+from streams.adapters.memory import MemoryLog
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.embedded.engine import EmbeddedController, decode, record_key
+from streams.embedded.signage_feed import meter_fields
+from streams.scaleout.records import Output
+from streams.scaleout.signage import SignageSettings, consumer_for, open_projector, project
 
 GOAL = Goal(text=">= 1/2 of the plain consume loop", ratio_at_least=0.5)
 EVENTS: dict[Mode, int] = {"tiny": 300, "quick": 5_000, "default": 20_000, "full": 100_000}

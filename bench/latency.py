@@ -1,11 +1,14 @@
 """Row "latency": submit-to-sign latency of the embedded engine at a steady rate.
 
 One pacing thread submits the simulated floor's events (`bench.workload`) one at a time to
-`streams.engine.EmbeddedController` over a `streams.sqlite_log.SqliteLog` in a temporary directory
+`streams.embedded.engine.EmbeddedController` over a `streams.adapters.sqlite.SqliteLog` in a
+temporary directory
 (WAL, ``synchronous=FULL``: each submit is a durable append), at a steady 2,000 events/s for 10 s
-(quick: 3 s). A `streams.signage_feed.SignageFeed` publishes touched meters to the read model:
-`streams.redis_model.RedisReadModel` when ``REDIS_URL`` is set and answers, else
-`streams.memory.MemoryReadModel`. The read model is wrapped to note when each meter's seq became
+(quick: 3 s). A `streams.embedded.signage_feed.SignageFeed` publishes touched meters to the read
+model:
+`streams.adapters.redis.read_model.RedisReadModel` when ``REDIS_URL`` is set and answers, else
+`streams.adapters.memory.MemoryReadModel`. The read model is wrapped to note when each meter's seq
+became
 visible (the publish returned, so a reader sees it).
 
 Measured from each event's *scheduled* send time (so a submit that falls behind the schedule is
@@ -33,21 +36,21 @@ from typing import Any
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, Figure, Goal, Mode, Row, Settings
-from controller.events import Event, MeterEvent, ProgressiveHit
-from streams.engine import EmbeddedController
-from streams.memory import MemoryReadModel
+from controller.model.events import Event, MeterEvent, ProgressiveHit
+from streams.adapters.memory import MemoryReadModel
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController
+from streams.embedded.signage_feed import SignageFeed
 from streams.ports import MeterReadModel
-from streams.signage_feed import SignageFeed
-from streams.sim_types import (
+from streams.sim.floor import FloorSimulator
+from streams.sim.settings import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,
     DEALER_ROYAL,
     FIVE_OF_SIX_ROYAL,
     ForcedHands,
 )
-from streams.simulate_cmd import sim_tables
-from streams.simulator import FloorSimulator
-from streams.sqlite_log import SqliteLog
 
 RATE = 2_000  # events per second
 SECONDS: dict[Mode, float] = {"tiny": 0.5, "quick": 3.0, "default": 10.0, "full": 10.0}
@@ -85,7 +88,7 @@ def read_model() -> tuple[MeterReadModel, str]:
     """Redis if ``REDIS_URL`` answers, else memory; and its name."""
     url = os.environ.get("REDIS_URL", "")
     if url:
-        from streams.redis_model import RedisReadModel  # noqa: PLC0415  # only with Redis
+        from streams.adapters.redis.read_model import RedisReadModel  # noqa: PLC0415  # only with Redis
 
         model = RedisReadModel(url, prefix=f"bench-latency-{os.getpid()}")
         if model.ping():

@@ -34,12 +34,12 @@ from typing import Any
 from bench import workload
 from bench.common import REPO, Goal, Row, Settings, median
 from controller.floor import run
+from controller.model.state import FloorState
+from controller.model.table_events import from_contract
 from controller.snapshot import state_from_dict, state_to_dict
-from controller.state import FloorState
-from controller.table_events import from_contract
-from streams.engine import EmbeddedController
-from streams.simulate_cmd import sim_tables
-from streams.sqlite_log import SqliteLog
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController
 
 GOAL = Goal(text="< 1 GB in all (peak RSS)", at_most=1024.0)
 RESTART_GOAL = Goal(text="< 1 s back in service", at_most=1.0)

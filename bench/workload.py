@@ -1,7 +1,7 @@
 """The input every benchmark shares: a simulated floor's table events, as dicts and as JSON lines.
 
-Events come from `streams.simulator.FloorSimulator` over the tables of
-``examples/pa-three-card-poker.toml`` (`streams.simulate_cmd.sim_tables`), dealt by
+Events come from `streams.sim.floor.FloorSimulator` over the tables of
+``examples/pa-three-card-poker.toml`` (`streams.cli.simulate.sim_tables`), dealt by
 ``random.Random(seed)``, so a run is repeatable. Rounds are voided at 1% instead of the simulator's
 realistic 0.2%, so that even a short run carries all six event types.
 """
@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import EXAMPLE_CONFIG, REPO
-from controller.commands import ActivateConfig
-from controller.config import FloorConfig, load_floor_config
-from controller.events import Event
+from controller.config.floor import FloorConfig, load_floor_config
 from controller.floor import run
-from controller.state import FloorState
-from controller.table_events import TableEventBase
-from streams.engine import encode, record_key
+from controller.model.commands import ActivateConfig
+from controller.model.events import Event
+from controller.model.state import FloorState
+from controller.model.table_events import TableEventBase
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import encode, record_key
 from streams.ports import LogRecord
-from streams.simulate_cmd import sim_tables
-from streams.simulator import FloorSimulator, SimTable
+from streams.sim.floor import FloorSimulator, SimTable
 
 START = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 VOID_RATE = 0.01
@@ -65,7 +65,7 @@ def events(config: FloorConfig, count: int, seed: int) -> list[dict[str, Any]]:
 
 
 def to_line(event: dict[str, Any]) -> bytes:
-    """One JSON line as `streams.simulator.write_jsonl` writes it (compact, sorted keys)."""
+    """One JSON line as `streams.sim.floor.write_jsonl` writes it (compact, sorted keys)."""
     return json.dumps(event, sort_keys=True, separators=(",", ":")).encode()
 
 
@@ -114,7 +114,8 @@ def source_digest(*parts: str) -> str:
 def _input_code() -> list[Path]:
     """The modules that decide what a generated log holds: the core, the encoding, the simulator."""
     streams = REPO / "streams"
-    edge = [streams / "engine.py", streams / "simulate_cmd.py", *streams.glob("sim*.py")]
+    edge = [streams / "embedded" / "engine.py", streams / "cli" / "simulate.py"]
+    edge += (streams / "sim").glob("*.py")
     return sorted({*(REPO / "controller").rglob("*.py"), *edge})
 
 

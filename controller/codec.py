@@ -1,6 +1,7 @@
 """Events as plain dicts, keyed by their stable ``type`` string (never a Python import path).
 
-Table events keep their contract shape (`controller.table_events.to_contract`); derived events are
+Table events keep their contract shape (`controller.model.table_events.to_contract`); derived
+events are
 their fields, with tuples as lists. ``schema_version`` travels with each dict so a later version can
 be upcast by a plain dict -> dict function before `event_from_dict`.
 """
@@ -12,9 +13,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, NamedTuple
 
-from controller.errors import InvalidEvent
-from controller.events import DERIVED_EVENT_TYPES, AwardShare, DerivedEvent, Event
-from controller.table_events import (
+from controller.model.errors import InvalidEvent
+from controller.model.events import DERIVED_EVENT_TYPES, AwardShare, DerivedEvent, Event
+from controller.model.table_events import (
     TABLE_EVENT_TYPES,
     TableEventBase,
     from_contract,

@@ -11,18 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
-from controller.config import FloorConfig
-from controller.config_change import activate, due_change
-from controller.errors import ConfigError, RuleViolation
-from controller.events import (
-    Event,
-    EventRejected,
-    HitPaid,
-    HitValidated,
-    MeterCorrected,
-)
-from controller.floor_evolve import evolve, evolve_many
+from controller.config.change import activate, due_change
+from controller.config.floor import FloorConfig
+from controller.evolve import evolve, evolve_many
 from controller.meter import (
     ContributionClaim,
     HitClaim,
@@ -30,9 +21,24 @@ from controller.meter import (
     decide_meter,
     evolve_meter,
 )
-from controller.state import FloorState, MeterState
-from controller.table import decide_table
-from controller.table_events import TableEvent
+from controller.model.commands import (
+    ActivateConfig,
+    CorrectMeter,
+    OperatorCommand,
+    PayHit,
+    ValidateHit,
+)
+from controller.model.errors import ConfigError, RuleViolation
+from controller.model.events import (
+    Event,
+    EventRejected,
+    HitPaid,
+    HitValidated,
+    MeterCorrected,
+)
+from controller.model.state import FloorState, MeterState
+from controller.model.table_events import TableEvent
+from controller.rules.table import decide_table
 
 __all__ = ["decide", "evolve", "evolve_many", "replay", "run"]
 

@@ -1,6 +1,7 @@
 """The meter stage: the single writer of each meter.
 
-The table stage (`controller.settlement`) says *what* is owed to a meter (claims); this stage says
+The table stage (`controller.rules.settlement`) says *what* is owed to a meter (claims); this stage
+says
 *how much*, from the meter as it stands at that moment. Keeping the two apart is what lets the Kafka
 engine partition rounds by table and meters by meter, and it is what makes 649a.12(e)(4) hold: a
 progressive is paid "in accordance with the amount on the meter when it is the player's turn", so a
@@ -15,8 +16,8 @@ from typing import assert_never
 
 from immutables import Map
 
-from controller.config import MeterDef
-from controller.events import (
+from controller.config.floor import MeterDef
+from controller.model.events import (
     AwardShare,
     ContributionRecorded,
     ContributionsReversed,
@@ -25,8 +26,8 @@ from controller.events import (
     MeterSeeded,
     ProgressiveHit,
 )
-from controller.money import SUBUNITS_PER_CENT, percent_of_meter_cents
-from controller.state import MeterState, fast_replace
+from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
+from controller.model.state import MeterState, fast_replace
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

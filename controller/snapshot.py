@@ -17,10 +17,10 @@ from typing import Any
 from immutables import Map
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.config import load_floor_config
-from controller.events import ConfigActivated, ConfigChangeScheduled
-from controller.state import FloorState, HitState, MeterState, RoundState, TableState
-from controller.table_events import DecisionMade, WagerPlaced, from_contract, to_contract
+from controller.config.floor import load_floor_config
+from controller.model.events import ConfigActivated, ConfigChangeScheduled
+from controller.model.state import FloorState, HitState, MeterState, RoundState, TableState
+from controller.model.table_events import DecisionMade, WagerPlaced, from_contract, to_contract
 
 SNAPSHOT_VERSION = 1
 

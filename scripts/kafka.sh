@@ -26,7 +26,7 @@
 #      KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT (the default once KAFKA_SASL_USERNAME is set) it
 #      requires SASL/SCRAM: KAFKA_SASL_MECHANISM (SCRAM-SHA-512, or SCRAM-SHA-256),
 #      KAFKA_SASL_USERNAME, and KAFKA_SASL_PASSWORD or KAFKA_SASL_PASSWORD_FILE. The same variables
-#      configure the clients (streams/kafka_security.py). The user's SCRAM credential is written
+#      configure the clients (streams/adapters/kafka/security.py). The user's SCRAM credential is written
 #      when the storage is formatted, so a run dir keeps its protocol, user and password: start
 #      with other ones and it refuses (use another KAFKA_RUN_DIR). The password never goes on a
 #      command line: it reaches the JVM in 0600 files (a java @argfile, server.properties). With

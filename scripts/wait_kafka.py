@@ -5,7 +5,7 @@ at least one broker, the timeout passes, or the broker process (``--pid``) dies.
 
 It authenticates as ``KAFKA_SECURITY_PROTOCOL`` and ``KAFKA_SASL_MECHANISM`` / ``_USERNAME`` /
 ``_PASSWORD`` say (scripts/kafka.sh sets them; the engine reads the same names in
-streams/kafka_security.py).
+streams/adapters/kafka/security.py).
 
 Exit codes: 0 ready, 1 timed out, 2 the watched process exited, 3 confluent-kafka missing,
 4 the broker refused the credentials.

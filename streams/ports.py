@@ -1,7 +1,8 @@
 """Ports: what the controller needs from the technologies at its edge, as `typing.Protocol`s.
 
-Each port has an in-memory twin for tests (`streams.memory`) and one adapter per technology
-(`streams.sqlite_log` for the embedded engine; Kafka and Redis adapters for the scale-out engine).
+Each port has an in-memory twin for tests (`streams.adapters.memory`) and one adapter per technology
+(`streams.adapters.sqlite` for the embedded engine; Kafka and Redis adapters for the scale-out
+engine).
 Contract tests written once (`tests/streams/log_contract.py`) run against every adapter.
 """
 

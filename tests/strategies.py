@@ -20,8 +20,8 @@ from typing import Literal
 
 from hypothesis import strategies as st
 
-from controller.cards import FULL_DECK
-from controller.table_events import (
+from controller.model.cards import FULL_DECK
+from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
     RoundSettled,

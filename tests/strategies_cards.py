@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from controller.cards import FULL_DECK, Card
+from controller.model.cards import FULL_DECK, Card
 
 cards: st.SearchStrategy[Card] = st.sampled_from(FULL_DECK)
 """Any one of the 52 cards."""

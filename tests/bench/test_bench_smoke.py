@@ -16,7 +16,7 @@ from bench.common import PRESETS, Goal, Row, Settings
 from bench.machine import facts
 from bench.report import text_table, write
 from bench.scale import big_floor
-from controller.config import load_floor_config
+from controller.config.floor import load_floor_config
 
 BUILT = [name for name in BENCHMARKS if not name.startswith("kafka")]  # need services
 UNITS = {"events/s", "s", "ms", "MB"}

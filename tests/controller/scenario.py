@@ -21,14 +21,14 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
-from controller.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.events import (
+from controller.floor import decide, evolve
+from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
+from controller.model.events import (
     Event,
     EventRejected,
 )
-from controller.floor import decide, evolve
-from controller.state import FloorState, MeterState
-from controller.table_events import (
+from controller.model.state import FloorState, MeterState
+from controller.model.table_events import (
     RoundOpened,
     TableEvent,
 )

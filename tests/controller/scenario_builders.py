@@ -8,10 +8,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
-from controller.commands import ActivateConfig, CorrectMeter, OperatorCommand, PayHit, ValidateHit
-from controller.money import SUBUNITS_PER_CENT, parse_cents
-from controller.state import FloorState
-from controller.table_events import (
+from controller.model.commands import (
+    ActivateConfig,
+    CorrectMeter,
+    OperatorCommand,
+    PayHit,
+    ValidateHit,
+)
+from controller.model.money import SUBUNITS_PER_CENT, parse_cents
+from controller.model.state import FloorState
+from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
     RoundSettled,

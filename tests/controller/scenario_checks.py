@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from controller.events import (
+from controller.model.events import (
     EnvyAwarded,
     Event,
     EventRejected,
     FixedAwarded,
     ProgressiveHit,
 )
-from controller.state import FloorState, HitStatus, MeterState
+from controller.model.state import FloorState, HitStatus, MeterState
 from tests.controller.scenario_builders import dollars, resolve_hit, sub
 
 

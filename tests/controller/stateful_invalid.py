@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from hypothesis import strategies as st
 
-from controller.table_events import TableEvent
+from controller.model.table_events import TableEvent
 from tests.controller.stateful_deals import deal_cards, settlement_body, spell
 from tests.controller.stateful_steps import FloorSteps
 from tests.controller.stateful_table import (

@@ -16,11 +16,11 @@ from hypothesis.stateful import (
     RuleBasedStateMachine,
 )
 
-from controller.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.events import Event, EventRejected, FixedAwarded, ProgressiveHit
 from controller.floor import decide, evolve
-from controller.state import FloorState
-from controller.table_events import TableEvent, from_contract
+from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
+from controller.model.events import Event, EventRejected, FixedAwarded, ProgressiveHit
+from controller.model.state import FloorState
+from controller.model.table_events import TableEvent, from_contract
 from tests.controller.stateful_deals import deal_cards, rig, settlement_body
 from tests.controller.stateful_table import (
     BASE_AMOUNTS,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.table_events import TableEvent
+from controller.model.table_events import TableEvent
 from tests.reference_model import RANKS
 
 PA = (Path(__file__).resolve().parents[2] / "examples" / "pa-three-card-poker.toml").read_text()

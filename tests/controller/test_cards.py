@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import (
+from controller.model.cards import (
     FULL_DECK,
     Card,
     Suit,
@@ -24,7 +24,7 @@ from controller.cards import (
     set_out,
     straight_high,
 )
-from controller.errors import InvalidCard, InvalidEvent, RuleViolation
+from controller.model.errors import InvalidCard, InvalidEvent, RuleViolation
 from tests.strategies_cards import hands
 
 

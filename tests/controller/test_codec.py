@@ -8,9 +8,9 @@ import json
 import pytest
 
 from controller.codec import SCHEMA_VERSION, event_from_dict, event_to_dict
-from controller.errors import InvalidEvent
-from controller.events import DERIVED_EVENT_TYPES, EventRejected, ProgressiveHit
-from controller.table_events import TABLE_EVENT_TYPES, DecisionMade
+from controller.model.errors import InvalidEvent
+from controller.model.events import DERIVED_EVENT_TYPES, EventRejected, ProgressiveHit
+from controller.model.table_events import TABLE_EVENT_TYPES, DecisionMade
 from tests.controller.scenario import (
     PA,
     Scenario,

@@ -7,8 +7,8 @@ from fractions import Fraction
 
 import pytest
 
-from controller.config import load_floor_config
-from controller.errors import ConfigError
+from controller.config.floor import load_floor_config
+from controller.model.errors import ConfigError
 from tests.controller.scenario import (
     PA,
     accepted,

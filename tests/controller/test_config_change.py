@@ -7,7 +7,7 @@ are worked by hand: 649a.12(e) paytable A seeds $1,000 for 1 and adds 14% of eac
 
 from __future__ import annotations
 
-from controller.events import ConfigActivated, ConfigChangeScheduled
+from controller.model.events import ConfigActivated, ConfigChangeScheduled
 from tests.controller.scenario import (
     PA,
     accepted,

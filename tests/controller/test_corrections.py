@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.events import MeterCorrected
+from controller.model.events import MeterCorrected
 from tests.controller.scenario import (
     accepted,
     conserved,

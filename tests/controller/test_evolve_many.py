@@ -8,10 +8,10 @@ from hypothesis import HealthCheck, settings
 from hypothesis import given as for_all
 from hypothesis import strategies as st
 
-from controller.commands import ActivateConfig
-from controller.events import ConfigActivated, ConfigChangeScheduled, Event
 from controller.floor import decide, evolve, evolve_many
-from controller.state import FloorState
+from controller.model.commands import ActivateConfig
+from controller.model.events import ConfigActivated, ConfigChangeScheduled, Event
+from controller.model.state import FloorState
 from tests.controller.scenario import PA, activate, given, locked_round, voided, wager
 from tests.controller.test_properties import START, command_for
 from tests.strategies import SessionStep, sessions

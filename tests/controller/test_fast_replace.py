@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given as for_all
 from hypothesis import strategies as st
 
-from controller.state import HitState, MeterState, RoundState, TableState, fast_replace
+from controller.model.state import HitState, MeterState, RoundState, TableState, fast_replace
 
 METER_INTS = [f.name for f in dataclasses.fields(MeterState) if f.type == "int"]
 

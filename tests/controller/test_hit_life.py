@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.commands import PayHit, ValidateHit
+from controller.model.commands import PayHit, ValidateHit
 from tests.controller.scenario import (
     Scenario,
     accepted,

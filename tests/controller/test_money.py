@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given as for_all
 from hypothesis import strategies as st
 
-from controller.errors import InvalidEvent
-from controller.money import (
+from controller.model.errors import InvalidEvent
+from controller.model.money import (
     SUBUNITS_PER_CENT,
     cents_to_subunits,
     contribution_subunits,

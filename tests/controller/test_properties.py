@@ -19,12 +19,12 @@ from hypothesis import given as for_all
 from hypothesis import strategies as st
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.events import EventRejected, ProgressiveHit
 from controller.floor import Command, decide, evolve, replay, run
 from controller.meter import split_equally
-from controller.money import SUBUNITS_PER_CENT
-from controller.state import FloorState
+from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
+from controller.model.events import EventRejected, ProgressiveHit
+from controller.model.money import SUBUNITS_PER_CENT
+from controller.model.state import FloorState
 from tests.controller.scenario import PA
 from tests.strategies import (
     FLOOR_TABLES,

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime, time, timedelta
 
-from controller.config import FloorConfig, load_floor_config
-from controller.events import (
+from controller.config.floor import FloorConfig, load_floor_config
+from controller.model.events import (
     AwardShare,
     ContributionRecorded,
     ContributionsReversed,
@@ -34,7 +34,8 @@ from controller.events import (
     MeterSeeded,
     ProgressiveHit,
 )
-from controller.reconciliation import (
+from controller.reconciliation.period import MeterReport
+from controller.reconciliation.report import (
     PositionWindow,
     Report,
     TimeWindow,
@@ -42,8 +43,7 @@ from controller.reconciliation import (
     gaming_day,
     reconcile,
 )
-from controller.reconciliation_types import MeterReport
-from controller.reconciliation_view import csv_rows, report_document
+from controller.reconciliation.view import csv_rows, report_document
 from tests.controller.scenario import PA
 
 M = "tcp-five-card-bonus"

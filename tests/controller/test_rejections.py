@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from controller.errors import InvalidEvent
-from controller.table_events import from_contract
+from controller.model.errors import InvalidEvent
+from controller.model.table_events import from_contract
 from tests.controller.scenario import (
     Command,
     Scenario,

@@ -6,7 +6,7 @@ Amounts worked by hand from 649a.12(e)(3) (14% of $1) and (i)(4) (21% primary, 8
 
 from __future__ import annotations
 
-from controller.events import ContributionsReversed
+from controller.model.events import ContributionsReversed
 from tests.controller.scenario import (
     Outcome,
     Scenario,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
+from controller.model.state import FloorState
 from controller.snapshot import state_from_dict, state_to_dict
-from controller.state import FloorState
 from tests.controller.scenario import PA, activate, given, locked_round, wager
 from tests.controller.test_codec import busy_floor
 

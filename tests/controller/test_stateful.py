@@ -33,11 +33,11 @@ from hypothesis.stateful import (
 )
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.events import Event, EventRejected
 from controller.floor import decide, evolve
-from controller.state import FloorState
-from controller.table_events import TableEvent, from_contract
+from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
+from controller.model.events import Event, EventRejected
+from controller.model.state import FloorState
+from controller.model.table_events import TableEvent, from_contract
 from tests.controller.stateful_invalid import INVALID
 from tests.controller.stateful_steps import FloorSteps
 from tests.controller.stateful_table import DECK, OPENABLE, PA, SHARED

@@ -11,7 +11,8 @@ is locked). `where` says which layer refuses it:
 - ``"core"``: a well-formed event the rules refuse (unknown table, seq going backwards, ...).
 
 A door answers each with a reason containing `Hostile.expect`; the line decoder
-(`streams.validation.parse_json_line`, the Kafka door) may word a body-level refusal differently
+(`streams.door.validation.parse_json_line`, the Kafka door) may word a body-level refusal
+differently
 and then `Hostile.line_expect` is what it must say. Nothing in the corpus may ever be accepted.
 Dict bodies whose ``event_id`` is `MINE` get ``"hostile:<name>"``, so dead letters are easy to
 match to their item.

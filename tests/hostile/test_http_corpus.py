@@ -11,7 +11,8 @@ Each item, on a fresh log with the example floor, after its context events were 
   still accepted and funds the meter.
 
 The same corpus is also run through the line decoder every stream consumer uses
-(`streams.validation.parse_json_line` then `validate_table_event`): what the HTTP door refuses as
+(`streams.door.validation.parse_json_line` then `validate_table_event`): what the HTTP door refuses
+as
 a body or an event, the line door refuses too; what the core refuses passes the door.
 """
 
@@ -26,17 +27,17 @@ import pytest
 from _pytest.mark.structures import ParameterSet
 from starlette.testclient import TestClient
 
-from controller.errors import InvalidEvent
-from streams.engine import MAX_RAW_KEPT, fold_log
-from streams.json_lines import parse_json_line
-from streams.validation import validate_table_event
+from controller.model.errors import InvalidEvent
+from streams.door.json_lines import parse_json_line
+from streams.door.validation import validate_table_event
+from streams.embedded.engine import MAX_RAW_KEPT, fold_log
 from tests.hostile.corpus import CORPUS, Hostile
 from tests.streams.http_support import Api, auth, full_round, open_api
 
 POSTED_BY = "posted by tcp-1-device"
 _SURROGATE = (
     "BUG: a lone UTF-16 surrogate written as a JSON escape ({where}) passes "
-    "streams.http_routes_common.parse_json and the contract (Python keeps it in the str); {what}"
+    "streams.http.common.parse_json and the contract (Python keeps it in the str); {what}"
 )
 #: Items the service gets wrong today; each is described in full in the report of issue 7.
 # Bugs this corpus found, pinned as strict xfails until fixed; all six are fixed now (surrogates,

@@ -38,9 +38,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from streams.engine import fold_log
-from streams.http_routes_openapi import openapi_document
-from streams.tokens import Role
+from streams.embedded.engine import fold_log
+from streams.http.openapi import openapi_document
+from streams.http.tokens import Role
 from tests.streams.http_support import Api, auth, open_api
 
 #: A generated case, whatever its operation type (schemathesis' own checks take them all).

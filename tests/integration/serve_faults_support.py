@@ -1,8 +1,8 @@
 """The parts of `test_serve_faults`: a killable `jackpot serve`, table devices, Redis control.
 
-`Service` runs ``python -m streams.serve_cmd`` on a fixed port and database, so a restarted process
+`Service` runs ``python -m streams.cli.serve`` on a fixed port and database, so a restarted process
 is the same service to its clients. `Device` is one table's device: it posts that table's events in
-small batches with `streams.sim_post.RetryingPoster` (the simulator's own poster), re-sending an
+small batches with `streams.sim.post.RetryingPoster` (the simulator's own poster), re-sending an
 unanswered batch with the same event ids until the service acknowledges it. `ManagedRedis` stops
 and starts the Redis that ``scripts/redis.sh`` manages at the URL the tests were given.
 """
@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from streams.sim_post import PostStats, RetryingPoster, RetryPolicy
+from streams.sim.post import PostStats, RetryingPoster, RetryPolicy
 from tests.integration.services import managed_service_env
 from tests.streams.http_support import ROOT
 
@@ -41,7 +41,7 @@ class Service:
         self.base = f"http://127.0.0.1:{port}"
         self.output = folder / "serve.log"
         self.command = [
-            sys.executable, "-m", "streams.serve_cmd", "--config", str(config),
+            sys.executable, "-m", "streams.cli.serve", "--config", str(config),
             "--db", str(folder / "jackpot.db"), "--tokens", str(folder / "tokens.json"),
             "--port", str(port), "--redis", redis_url, "--redis-prefix", prefix,
             "--snapshot-every", "400", "--log-level", "warning",

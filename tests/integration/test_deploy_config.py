@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from controller.config import load_floor_config
+from controller.config.floor import load_floor_config
 from tests.integration.services import in_ci
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,8 @@ DEPLOY = ROOT / "deploy"
 PROMETHEUS = DEPLOY / "prometheus"
 DASHBOARD = DEPLOY / "grafana" / "dashboard.json"
 
-#: The metrics the controller exports (streams/metrics.py and the Kafka workers), exactly.
+#: The metrics the controller exports (streams/adapters/prometheus/sensor.py and the Kafka
+#: workers), exactly.
 EXPORTED = frozenset(
     {
         "jackpot_meter_amount_dollars",

@@ -37,10 +37,10 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer
 
-from controller.errors import StoreUnavailable
-from streams.kafka_security import KafkaSecurity, activate, check_access
-from streams.kafka_topics import TopicNames
-from streams.replay_cmd import replay_file
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.security import KafkaSecurity, activate, check_access
+from streams.adapters.kafka.topics import TopicNames
+from streams.cli.replay import replay_file
 from tests.integration.test_kafka_parity import CONFIG, REPO, simulate, wait_caught_up
 from tests.integration.test_kafka_sasl import (
     SaslBroker,

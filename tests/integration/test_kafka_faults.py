@@ -37,13 +37,13 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
-from controller.config import load_floor_config
-from controller.errors import StoreUnavailable
-from streams.kafka_dump import Fold, award_sort_key, fold_document, read_events
-from streams.kafka_ingest import TableEventProducer
-from streams.kafka_settings import KILL_AFTER_OUTPUTS_ENV
-from streams.kafka_topics import TopicNames
-from streams.replay_cmd import replay_file
+from controller.config.floor import load_floor_config
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.settings import KILL_AFTER_OUTPUTS_ENV
+from streams.adapters.kafka.topics import TopicNames
+from streams.cli.replay import replay_file
+from streams.scaleout.dump import Fold, award_sort_key, fold_document, read_events
+from streams.scaleout.ingest import TableEventProducer
 from tests.integration.services import managed_service_env, require_kafka
 from tests.integration.test_kafka_parity import (
     CONFIG,

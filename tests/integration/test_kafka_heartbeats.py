@@ -22,9 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
-from streams.kafka_dump import award_sort_key, fold_document, read_events
-from streams.kafka_ingest import ingest_file
-from streams.kafka_read import read_values
+from streams.adapters.kafka.read import read_values
+from streams.scaleout.dump import award_sort_key, fold_document, read_events
+from streams.scaleout.ingest import ingest_file
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import (
     CONFIG,
@@ -87,7 +87,7 @@ def start_with_metrics(worker: Worker, port: int) -> None:
     """`Worker.start`, with the worker's Prometheus endpoint on ``port``."""
     worker.starts += 1
     log = (worker.folder / f"worker-{worker.starts}.log").open("wb")
-    command = [sys.executable, "-m", "streams.kafka_worker", "--bootstrap", worker.bootstrap]
+    command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", worker.bootstrap]
     command += ["--prefix", worker.names.prefix, "--config", str(CONFIG)]
     command += ["--data-dir", str(worker.folder / "data"), "--loglevel", "warning"]
     command += ["--metrics-port", str(port)]

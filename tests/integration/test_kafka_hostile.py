@@ -1,6 +1,6 @@
 """The hostile corpus (`tests.hostile.corpus`) written straight onto the table-events topic.
 
-A rogue device on the network does not go through `streams.kafka_ingest`: it writes whatever
+A rogue device on the network does not go through `streams.scaleout.ingest`: it writes whatever
 bytes it likes, with whatever key, with a plain confluent-kafka producer. Here every corpus item
 is produced that way, interleaved with a valid simulated floor on the other tables, together with
 records only Kafka can carry (`rogue_records`: a tombstone; a missing, foreign, reserved or huge
@@ -35,23 +35,23 @@ from typing import Any
 import pytest
 from confluent_kafka import KafkaError, Message, Producer
 
-from controller.config import load_floor_config
-from controller.errors import RuleViolation, StoreUnavailable
-from controller.views import awards_view, meters_view
-from streams.engine import EmbeddedController, Outcome, decode
-from streams.json_lines import parse_json_line
-from streams.kafka_codec import MAX_RAW_KEPT
-from streams.kafka_dump import (
+from controller.config.floor import load_floor_config
+from controller.model.errors import RuleViolation, StoreUnavailable
+from controller.model.views import awards_view, meters_view
+from streams.adapters.kafka.read import read_values
+from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.memory import MemoryLog
+from streams.door.json_lines import parse_json_line
+from streams.embedded.engine import EmbeddedController, Outcome, decode
+from streams.scaleout.dump import (
     award_sort_key,
     consumer_lag,
     fold_document,
     read_events,
     worker_meters,
 )
-from streams.kafka_ingest import event_id_of, table_key
-from streams.kafka_read import read_values
-from streams.kafka_topics import TopicNames
-from streams.memory import MemoryLog
+from streams.scaleout.ingest import event_id_of, table_key
+from streams.scaleout.records import MAX_RAW_KEPT
 from tests.hostile.corpus import CORPUS, STAGE_SEQS, TABLE, ev, staged
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import CONFIG, REPO, Worker, deploy

@@ -1,6 +1,7 @@
 """The event-log contract (`tests/streams/log_contract.py`) on a real Kafka broker.
 
-`streams.kafka_log.KafkaLog` keeps the port's total order by using a single-partition topic and
+`streams.adapters.kafka.log.KafkaLog` keeps the port's total order by using a single-partition
+topic and
 one transaction per append; each test gets a fresh topic. The embedded engine also runs on it.
 """
 
@@ -11,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import DuplicateRecord, StoreUnavailable
-from streams.engine import EmbeddedController, fold_log
-from streams.kafka_log import KafkaLog
-from streams.memory import MemoryLog
+from controller.model.errors import DuplicateRecord, StoreUnavailable
+from streams.adapters.kafka.log import KafkaLog
+from streams.adapters.memory import MemoryLog
+from streams.embedded.engine import EmbeddedController, fold_log
 from streams.ports import EventLog, LogRecord
 from tests.integration.services import require_kafka
 from tests.streams.log_contract import EventLogContract

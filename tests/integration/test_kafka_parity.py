@@ -28,14 +28,18 @@ from typing import Any
 
 import pytest
 
-from controller.config import FloorConfig, load_floor_config
-from controller.errors import RuleViolation, StoreUnavailable
-from controller.events import ProgressiveHit
-from controller.views import awards_view, meters_view, rejected_view
-from streams.engine import EmbeddedController, decode
-from streams.json_lines import parse_json_line
-from streams.kafka_cmd import activate
-from streams.kafka_dump import (
+from controller.config.floor import FloorConfig, load_floor_config
+from controller.model.errors import RuleViolation, StoreUnavailable
+from controller.model.events import ProgressiveHit
+from controller.model.views import awards_view, meters_view, rejected_view
+from streams.adapters.kafka.read import read_values
+from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
+from streams.adapters.memory import MemoryLog
+from streams.cli.kafka import activate
+from streams.cli.replay import replay_file
+from streams.door.json_lines import parse_json_line
+from streams.embedded.engine import EmbeddedController, decode
+from streams.scaleout.dump import (
     Fold,
     award_sort_key,
     consumer_lag,
@@ -43,11 +47,7 @@ from streams.kafka_dump import (
     read_events,
     worker_meters,
 )
-from streams.kafka_ingest import event_id_of, ingest_file
-from streams.kafka_read import read_values
-from streams.kafka_topics import Layout, TopicNames, provision, topic_specs
-from streams.memory import MemoryLog
-from streams.replay_cmd import replay_file
+from streams.scaleout.ingest import event_id_of, ingest_file
 from tests.integration.services import require_kafka
 
 pytestmark = pytest.mark.integration
@@ -107,7 +107,7 @@ def stop_process(process: subprocess.Popen[bytes] | None) -> None:
 
 
 class Worker:
-    """``python -m streams.kafka_worker`` as a child process, logging to a file."""
+    """``python -m streams.scaleout.worker`` as a child process, logging to a file."""
 
     def __init__(self, bootstrap: str, names: TopicNames, folder: Path) -> None:
         self.bootstrap, self.names, self.folder = bootstrap, names, folder
@@ -117,7 +117,7 @@ class Worker:
     def start(self, env: dict[str, str] | None = None) -> None:
         self.starts += 1
         log = (self.folder / f"worker-{self.starts}.log").open("wb")
-        command = [sys.executable, "-m", "streams.kafka_worker", "--bootstrap", self.bootstrap]
+        command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", self.bootstrap]
         command += ["--prefix", self.names.prefix, "--config", str(CONFIG)]
         command += ["--data-dir", str(self.folder / "data"), "--loglevel", "warning"]
         self.process = subprocess.Popen(

@@ -2,7 +2,8 @@
 
 A worker and ``jackpot kafka signage`` run over a floor whose silence limit is 4 s; a thread
 produces a heartbeat for each "alive" table every second onto the table-events topic, as devices
-would. Then, reading what signs read (the Redis playability board, `streams.playability_board`)
+would. Then, reading what signs read (the Redis playability board,
+`streams.adapters.redis.playability_board`)
 and the projector's ``/metrics``:
 
 1. every table beating: every meter in play;
@@ -40,14 +41,14 @@ import httpx
 import pytest
 from confluent_kafka.admin._config import ConfigResource  # not re-exported for type checkers
 
-from controller.config import FloorConfig, load_floor_config
-from controller.state import MeterState
-from streams.kafka_dump import read_events
-from streams.kafka_ingest import TableEventProducer, ingest_file
-from streams.kafka_topics import TopicNames, admin_client
-from streams.playability_board import statuses_from
-from streams.redis_model import RedisReadModel
-from streams.tokens import add_token
+from controller.config.floor import FloorConfig, load_floor_config
+from controller.model.state import MeterState
+from streams.adapters.kafka.topics import TopicNames, admin_client
+from streams.adapters.redis.playability_board import statuses_from
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.http.tokens import add_token
+from streams.scaleout.dump import read_events
+from streams.scaleout.ingest import TableEventProducer, ingest_file
 from tests.integration.chromium import chromium, require_chromium
 from tests.integration.services import require_kafka, require_redis
 from tests.integration.test_kafka_heartbeats import free_port, heartbeat
@@ -280,7 +281,7 @@ def kafka_pages(tmp_path: Path, floor: Floor, tokens: Path) -> Iterator[str]:
     command = [
         sys.executable,
         "-m",
-        "streams.kafka_pages",
+        "streams.http.kafka_pages",
         "--config",
         str(tmp_path / "floor.toml"),
     ]

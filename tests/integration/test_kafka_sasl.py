@@ -4,7 +4,7 @@ The module starts a broker of its own with ``scripts/kafka.sh`` (``KAFKA_SECURIT
 SASL_PLAINTEXT``, a fresh random password in a 0600 file, free loopback ports, a temporary run
 dir) and stops it at the end. The commands get their credentials as a deployment does, from the
 environment with a password file (``KAFKA_SASL_PASSWORD_FILE``); the calls made in this process
-use `streams.kafka_security.activate`.
+use `streams.adapters.kafka.security.activate`.
 
 - a simulated stream provisioned, ingested, processed by a worker and read back equals
   ``jackpot replay`` to the cent (one partition, so Kafka's order is the file's);
@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
-from controller.config import load_floor_config
-from controller.errors import StoreUnavailable
-from streams.kafka_dump import award_sort_key, fold_document, read_events
-from streams.kafka_security import KafkaSecurity, activate, check_access
-from streams.kafka_topics import TopicNames, partition_counts
-from streams.replay_cmd import replay_file
+from controller.config.floor import load_floor_config
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.security import KafkaSecurity, activate, check_access
+from streams.adapters.kafka.topics import TopicNames, partition_counts
+from streams.cli.replay import replay_file
+from streams.scaleout.dump import award_sort_key, fold_document, read_events
 from tests.integration.services import in_ci
 from tests.integration.test_kafka_parity import CONFIG, REPO, Worker, simulate, wait_caught_up
 

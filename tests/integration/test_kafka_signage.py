@@ -3,9 +3,10 @@ a simulated floor with jackpot hits, while Redis is stopped and started (``scrip
 the projector is SIGKILLed once and restarted.
 
 Afterwards every meter's hash in Redis holds the fields the embedded engine publishes
-(`streams.signage_feed.meter_fields`) for the meter a fold of the events topic gives, with that
+(`streams.embedded.signage_feed.meter_fields`) for the meter a fold of the events topic gives, with
+that
 meter's ``seq``; a meter's state at a ``seq`` is one exact value, and the fold's meters equal the
-pure replay's (`streams.replay_cmd.replay_state`) to the sub-unit, so the signs show the replay.
+pure replay's (`streams.cli.replay.replay_state`) to the sub-unit, so the signs show the replay.
 
 Table events use one partition, so that the pure replay is the exact reference. The Redis restart
 needs the Redis `scripts/redis.sh` manages at ``REDIS_URL``: the test runs the script with the
@@ -25,14 +26,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from controller.config import load_floor_config
-from controller.state import MeterState
-from streams.kafka_dump import read_events
-from streams.kafka_ingest import TableEventProducer
-from streams.kafka_topics import TopicNames
-from streams.redis_model import RedisReadModel
-from streams.replay_cmd import replay_state
-from streams.signage_feed import meter_fields
+from controller.config.floor import load_floor_config
+from controller.model.state import MeterState
+from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.cli.replay import replay_state
+from streams.embedded.signage_feed import meter_fields
+from streams.scaleout.dump import read_events
+from streams.scaleout.ingest import TableEventProducer
 from tests.integration.services import managed_service_env, require_kafka, require_redis
 from tests.integration.test_kafka_parity import (
     CONFIG,
@@ -61,10 +62,10 @@ def redis_sh(env: dict[str, str], action: str) -> None:
 
 
 class Projector:
-    """``python -m streams.kafka_signage`` as a child process, logging to a file."""
+    """``python -m streams.scaleout.signage`` as a child process, logging to a file."""
 
     def __init__(self, bootstrap: str, names: TopicNames, url: str, folder: Path) -> None:
-        self.command = [sys.executable, "-m", "streams.kafka_signage", "--bootstrap", bootstrap]
+        self.command = [sys.executable, "-m", "streams.scaleout.signage", "--bootstrap", bootstrap]
         self.command += ["--prefix", names.prefix, "--config", str(CONFIG), "--redis", url]
         self.command += [
             "--redis-prefix",

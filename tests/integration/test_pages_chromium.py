@@ -27,7 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streams.tokens import add_token
+from streams.http.tokens import add_token
 from tests.integration.chromium import Browser, chromium, decode_png, png_size, require_chromium
 from tests.streams.http_support import AKQ_SPADES, CONFIG, ROOT, event, full_round
 
@@ -90,7 +90,7 @@ def serving(
     port, output = free_port(), tmp_path / "serve.log"
     config = config or floor_config(tmp_path, LONG_LIMIT)
     command = [
-        *(sys.executable, "-m", "streams.serve_cmd", "--config", str(config)),
+        *(sys.executable, "-m", "streams.cli.serve", "--config", str(config)),
         *("--db", str(tmp_path / "jackpot.db"), "--tokens", str(tmp_path / "tokens.json")),
         *("--port", str(port)),
     ]

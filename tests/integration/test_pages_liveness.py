@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streams.tokens import add_token
+from streams.http.tokens import add_token
 from tests.integration.chromium import Browser, chromium, require_chromium
 from tests.integration.test_pages_chromium import (
     TABLES,

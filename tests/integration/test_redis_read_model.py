@@ -22,16 +22,16 @@ from pathlib import Path
 import pytest
 import redis
 
-from controller.config import load_floor_config
-from controller.errors import StoreUnavailable
-from controller.state import FloorState
-from streams.engine import EmbeddedController
-from streams.memory import MemoryLog
+from controller.config.floor import load_floor_config
+from controller.model.errors import StoreUnavailable
+from controller.model.state import FloorState
+from streams.adapters.memory import MemoryLog
+from streams.adapters.redis.read_model import MeterChange, RedisReadModel, redact
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController
+from streams.embedded.signage_feed import SignageFeed, meter_fields
 from streams.ports import MeterReadModel
-from streams.redis_model import MeterChange, RedisReadModel, redact
-from streams.signage_feed import SignageFeed, meter_fields
-from streams.simulate_cmd import sim_tables
-from streams.simulator import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
+from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.integration.services import in_ci, require_redis
 from tests.streams.read_model_contract import MeterReadModelContract
 

@@ -2,7 +2,7 @@
 
 One device per table posts a seeded simulated floor (forced jackpot hands, so there are hits,
 dealer-hand splits and Envy Bonuses) to a real ``jackpot serve`` in batches of 1 to 10, each device
-re-sending an unanswered batch with the same event ids until acknowledged (`streams.sim_post`).
+re-sending an unanswered batch with the same event ids until acknowledged (`streams.sim.post`).
 Meanwhile the service is SIGKILLed at random moments spread over the run and started again on the
 same database, and the Redis of ``scripts/redis.sh`` (the signage read model) is stopped and
 started twice while posting goes on, and once more restarted at a quiet moment (no request in
@@ -31,19 +31,19 @@ import httpx
 import pytest
 import redis
 
-from controller.config import load_floor_config
-from controller.errors import StoreUnavailable
-from controller.events import Event, EventRejected, FixedAwarded, ProgressiveHit
-from controller.state import FloorState
-from controller.table_events import TableEventBase
-from controller.views import View, awards_view, meters_view
-from streams.engine import EmbeddedController, decode, fold_log
-from streams.redis_model import RedisReadModel
-from streams.replay_cmd import replay_file, replay_lines
-from streams.signage_feed import meter_fields
-from streams.simulate_cmd import handle as simulate
-from streams.sqlite_log import SqliteLog
-from streams.tokens import add_token
+from controller.config.floor import load_floor_config
+from controller.model.errors import StoreUnavailable
+from controller.model.events import Event, EventRejected, FixedAwarded, ProgressiveHit
+from controller.model.state import FloorState
+from controller.model.table_events import TableEventBase
+from controller.model.views import View, awards_view, meters_view
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.replay import replay_file, replay_lines
+from streams.cli.simulate import handle as simulate
+from streams.embedded.engine import EmbeddedController, decode, fold_log
+from streams.embedded.signage_feed import meter_fields
+from streams.http.tokens import add_token
 from tests.integration.serve_faults_support import Device, FaultRun, ManagedRedis, Service
 from tests.integration.services import require_redis
 from tests.streams.http_support import CONFIG

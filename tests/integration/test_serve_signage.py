@@ -10,8 +10,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from streams.redis_model import RedisReadModel
-from streams.tokens import add_token
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.http.tokens import add_token
 from tests.integration.services import require_redis
 from tests.streams.http_support import AKQ_SPADES, full_round
 from tests.streams.test_serve_cmd import serving

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from starlette.testclient import TestClient
 
-from streams.engine import EmbeddedController
-from streams.http_app import DEFAULT_MAX_BODY, create_app
-from streams.sqlite_log import SqliteLog
-from streams.tokens import Role, TokenStore, token_digest
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
+from streams.http.app import DEFAULT_MAX_BODY, create_app
+from streams.http.tokens import Role, TokenStore, token_digest
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "examples" / "pa-three-card-poker.toml"

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 
 import pytest
 
-from controller.errors import DuplicateRecord
+from controller.model.errors import DuplicateRecord
 from streams.ports import EventLog, LogRecord
 
 

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.views import meters_view
-from streams.engine import fold_log
-from streams.ingest_cmd import open_controller
-from streams.replay_cmd import replay_file
-from streams.sqlite_log import SqliteLog
+from controller.model.views import meters_view
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.ingest import open_controller
+from streams.cli.replay import replay_file
+from streams.embedded.engine import fold_log
 
 CONFIG = Path("examples/pa-three-card-poker.toml")
 

@@ -8,10 +8,10 @@ import json
 import pytest
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.errors import InvalidEvent
-from controller.events import ConfigActivated
-from streams.engine import EmbeddedController, decode, encode, fold_log
-from streams.memory import MemoryLog
+from controller.model.errors import InvalidEvent
+from controller.model.events import ConfigActivated
+from streams.adapters.memory import MemoryLog
+from streams.embedded.engine import EmbeddedController, decode, encode, fold_log
 from tests.streams.http_support import CONFIG, full_round
 
 

@@ -1,4 +1,5 @@
-"""The fast door (`streams.fast_decode`) gives the jsonschema door's verdicts, and its messages.
+"""The fast door (`streams.door.fast_decode`) gives the jsonschema door's verdicts, and its
+messages.
 
 Differential tests: Hypothesis makes valid events of every kind, serialises them in many ways, and
 mutates them (wrong types, missing and unknown fields, bad amounts, cards, seats and instants, huge
@@ -24,9 +25,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.errors import InvalidEvent
-from streams.contract_structs import CARD_TEXTS, STRUCT_BY_TYPE, TARGET_TEXTS
-from streams.fast_decode import (
+from controller.model.errors import InvalidEvent
+from streams.door.contract_structs import CARD_TEXTS, STRUCT_BY_TYPE, TARGET_TEXTS
+from streams.door.fast_decode import (
     decode_event,
     decode_line,
     to_event,
@@ -35,9 +36,9 @@ from streams.fast_decode import (
     validate_event,
     validate_to_event,
 )
-from streams.json_lines import parse_json_line
-from streams.liveness import Heartbeat
-from streams.validation import SCHEMA_DIR, SCHEMA_PATH, SCHEMA_V2_PATH, validate_table_event
+from streams.door.json_lines import parse_json_line
+from streams.door.validation import SCHEMA_DIR, SCHEMA_PATH, SCHEMA_V2_PATH, validate_table_event
+from streams.liveness.tracker import Heartbeat
 
 Line = bytes | str
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from streams.http_routes_ingest import MAX_BATCH
-from streams.tokens import Role
+from streams.http.ingest import MAX_BATCH
+from streams.http.tokens import Role
 from tests.streams.http_support import (
     AKQ_SPADES,
     Api,

@@ -17,8 +17,8 @@ import pytest
 from jsonschema import Draft202012Validator
 from starlette.routing import Route
 
-from streams.http_routes_openapi import openapi_document
-from streams.validation import SCHEMA_PATH, SCHEMA_V2_PATH, is_version_2
+from streams.door.validation import SCHEMA_PATH, SCHEMA_V2_PATH, is_version_2
+from streams.http.openapi import openapi_document
 from tests.streams.http_support import AKQ_SPADES, ROOT, Api, auth, full_round, open_api
 
 Document = dict[str, Any]

@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 import pytest
 
-from controller.events import MeterCorrected
-from streams.engine import decode
+from controller.model.events import MeterCorrected
+from streams.embedded.engine import decode
 from tests.streams.http_support import (
     AKQ_SPADES,
     CONFIG,

@@ -1,4 +1,5 @@
-"""The ACLs each role gets (`streams.kafka_acls.role_grants`), pinned by hand from what each
+"""The ACLs each role gets (`streams.adapters.kafka.acls.role_grants`), pinned by hand from what
+each
 command does, not copied from the code's output: a grant that widens (a role that may suddenly
 write meter-claims) or narrows (a worker that can no longer write liveness) fails here before a
 broker ever sees it. The broker's enforcement is `tests/integration/test_kafka_acls.py`.
@@ -13,10 +14,9 @@ from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin._acl import AclOperation, AclPermissionType
 from confluent_kafka.admin._resource import ResourcePatternType, ResourceType
 
-from controller.errors import AdapterError, StoreUnavailable
-from streams import kafka_acls, kafka_grant_cmd
-from streams.cli import build_parser
-from streams.kafka_acls import (
+from controller.model.errors import AdapterError, StoreUnavailable
+from streams.adapters.kafka import acls
+from streams.adapters.kafka.acls import (
     ROLES,
     Grant,
     _refusal,
@@ -25,7 +25,8 @@ from streams.kafka_acls import (
     grant,
     role_grants,
 )
-from streams.kafka_topics import Layout, TopicNames, topic_specs
+from streams.adapters.kafka.topics import Layout, TopicNames, topic_specs
+from streams.cli import build_parser, kafka_grant
 
 NAMES = TopicNames("floor1")
 
@@ -177,7 +178,7 @@ def test_grant_wants_a_role_and_a_principal_or_list_alone(
     options: dict[str, object], capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = argparse.Namespace(prefix="floor1", bootstrap="127.0.0.1:1", **options)
-    assert kafka_grant_cmd.handle_grant(args) == 2
+    assert kafka_grant.handle_grant(args) == 2
     assert "give --role and --principal, or --list alone" in capsys.readouterr().err
 
 
@@ -221,15 +222,15 @@ def test_a_listing_needs_an_authorizer_and_the_admin(
     refusal: str,
 ) -> None:
     fake = FakeAdmin(operations, authorizer)
-    monkeypatch.setattr(kafka_acls, "admin_client", lambda _bootstrap: fake)
+    monkeypatch.setattr(acls, "admin_client", lambda _bootstrap: fake)
     if refusal:
         with pytest.raises(StoreUnavailable, match=refusal):
-            kafka_acls._require_describe("b:1")
+            acls._require_describe("b:1")
     else:
-        kafka_acls._require_describe("b:1")
+        acls._require_describe("b:1")
 
 
 def test_grant_is_a_kafka_subcommand() -> None:
     args = build_parser().parse_args(["kafka", "grant", "--prefix", "p", "--list"])
-    assert args.handler is kafka_grant_cmd.handle_grant
+    assert args.handler is kafka_grant.handle_grant
     assert (args.prefix, args.list, args.role, args.principal) == ("p", True, None, None)

@@ -16,14 +16,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, generate_latest
 
-from controller.errors import StoreUnavailable
-from streams.kafka_codec import Output, SourcePos, coalesced
-from streams.kafka_liveness import Clocks, LivenessFeed, LivenessWatch, Sighting
-from streams.kafka_rounds import RoundProcessor
-from streams.kafka_topics import TopicNames
-from streams.live_feed import LiveFeed
-from streams.live_redis import watch_board
-from streams.playability_board import statuses_from
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.redis.playability_board import statuses_from
+from streams.live.feed import LiveFeed
+from streams.live.redis_source import watch_board
+from streams.scaleout.liveness import Clocks, LivenessFeed, LivenessWatch, Sighting
+from streams.scaleout.records import Output, SourcePos, coalesced
+from streams.scaleout.rounds import RoundProcessor
 from tests.streams.http_support import full_round
 from tests.streams.test_liveness import FLOOR, START, FakeClock
 

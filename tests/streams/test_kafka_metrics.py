@@ -9,9 +9,9 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 
-from streams.kafka_codec import Output
-from streams.kafka_metrics import WorkerMetrics
-from streams.metrics import MetricsSensor
+from streams.adapters.prometheus.sensor import MetricsSensor
+from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.scaleout.records import Output
 from tests.integration.test_deploy_config import (
     BUILTIN,
     dashboard_queries,

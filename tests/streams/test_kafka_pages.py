@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from controller.config import load_floor_config
-from streams.kafka_pages import create_pages_app, main
-from streams.redis_model import RedisReadModel
-from streams.tokens import TokenEntry, TokenStore, token_digest
+from controller.config.floor import load_floor_config
+from streams.adapters.redis.read_model import RedisReadModel
+from streams.http.kafka_pages import create_pages_app, main
+from streams.http.tokens import TokenEntry, TokenStore, token_digest
 from tests.streams.http_support import CONFIG
 
 FLOOR = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))

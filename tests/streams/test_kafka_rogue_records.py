@@ -15,13 +15,13 @@ from typing import Any, cast
 
 import pytest
 
-from controller.config import load_floor_config
-from controller.errors import InvalidEvent
-from streams.kafka_batch import progress_key
-from streams.kafka_codec import Output, SourcePos, op_from_bytes
-from streams.kafka_ingest import TableEventProducer
-from streams.kafka_rounds import RoundProcessor, table_record_from_bytes
-from streams.kafka_topics import TopicNames
+from controller.config.floor import load_floor_config
+from controller.model.errors import InvalidEvent
+from streams.adapters.kafka.topics import TopicNames
+from streams.scaleout.batch import progress_key
+from streams.scaleout.ingest import TableEventProducer
+from streams.scaleout.records import Output, SourcePos, op_from_bytes
+from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes
 from tests.hostile.corpus import by_name
 
 CONFIG = Path(__file__).resolve().parents[2] / "examples" / "pa-three-card-poker.toml"
@@ -46,7 +46,9 @@ def _process(key: str | None, raw: bytes) -> tuple[str, tuple[Output, ...]]:
 
 def _producible(outputs: tuple[Output, ...]) -> None:
     for out in outputs:
-        key = out.key.encode()  # what streams.kafka_sink does; a lone surrogate raised here
+        key = (
+            out.key.encode()
+        )  # what streams.adapters.kafka.sink does; a lone surrogate raised here
         assert len(key) <= 4 * 64
         assert len(key) + len(out.value) < 300_000
 
@@ -95,7 +97,7 @@ class _Table:
 def test_a_record_keyed_like_a_progress_mark_is_not_read_as_a_table_state() -> None:
     """The stage looks a record's key up in its state table before the processor sees it; under
     a reserved key it found the stored progress (b"123") and failed to decode it as a table."""
-    from streams.kafka_stage import Stage  # noqa: PLC0415 - faust is slow to import
+    from streams.scaleout.stage import Stage  # noqa: PLC0415 - faust is slow to import
 
     stage = Stage[Any](
         name="round",

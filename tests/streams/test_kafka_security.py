@@ -16,9 +16,10 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from controller.errors import ConfigError
-from streams import kafka_dump, kafka_read, kafka_topics
-from streams.kafka_security import (
+from controller.model.errors import ConfigError
+from streams.adapters.kafka import read as kafka_read
+from streams.adapters.kafka import topics
+from streams.adapters.kafka.security import (
     KafkaSecurity,
     activate,
     active,
@@ -27,7 +28,8 @@ from streams.kafka_security import (
     security_from,
     security_from_args,
 )
-from streams.kafka_sink import producer_config
+from streams.adapters.kafka.sink import producer_config
+from streams.scaleout import dump
 
 STREAMS = Path(__file__).resolve().parents[2] / "streams"
 SASL = {
@@ -176,11 +178,11 @@ def test_every_client_builder_adds_the_active_settings(monkeypatch: pytest.Monke
     activate(security_from(SASL_ENV))
     _Client.configs.clear()
     monkeypatch.setattr(kafka_read, "Consumer", _Client)
-    monkeypatch.setattr(kafka_dump, "Consumer", _Client)
-    monkeypatch.setattr(kafka_topics, "AdminClient", _Client)
+    monkeypatch.setattr(dump, "Consumer", _Client)
+    monkeypatch.setattr(topics, "AdminClient", _Client)
     kafka_read.reader("127.0.0.1:1")
-    kafka_dump.consumer_lag("127.0.0.1:1", "group", [])
-    kafka_topics.admin_client("127.0.0.1:1")
+    dump.consumer_lag("127.0.0.1:1", "group", [])
+    topics.admin_client("127.0.0.1:1")
     configs = [*_Client.configs, producer_config("127.0.0.1:1", "client")]
     assert len(configs) == 4
     for config in configs:
@@ -190,8 +192,8 @@ def test_every_client_builder_adds_the_active_settings(monkeypatch: pytest.Monke
 def test_no_module_builds_a_client_without_the_security_settings() -> None:
     """Each ``"bootstrap.servers"`` entry in streams/ comes with ``client_settings()`` (the one
     exception: kafka_security's own access check, which takes settings to test)."""
-    for path in sorted(STREAMS.glob("*.py")):
-        if path.name == "kafka_security.py":
+    for path in sorted(STREAMS.rglob("*.py")):
+        if path.relative_to(STREAMS).as_posix() == "adapters/kafka/security.py":
             continue
         text = path.read_text(encoding="utf-8")
         servers = len(re.findall(r'"bootstrap\.servers"', text))

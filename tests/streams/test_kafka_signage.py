@@ -17,30 +17,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.config import load_floor_config
-from controller.events import (
+from controller.config.floor import load_floor_config
+from controller.model.events import (
     ContributionRecorded,
     ContributionsReversed,
     MeterEvent,
     MeterSeeded,
     ProgressiveHit,
 )
-from controller.state import FloorState
+from controller.model.state import FloorState
+from streams.adapters.memory import MemoryLog
 from streams.cli import build_parser
-from streams.engine import EmbeddedController, decode, encode
-from streams.kafka_dump import fold_events
-from streams.kafka_signage import handle
-from streams.kafka_signage_fold import (
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController, decode, encode
+from streams.embedded.signage_feed import meter_fields
+from streams.scaleout.dump import fold_events
+from streams.scaleout.signage import handle
+from streams.scaleout.signage_fold import (
     MeterFold,
     Projector,
     Record,
     SignageMetrics,
     meter_event_of,
 )
-from streams.memory import MemoryLog
-from streams.signage_feed import meter_fields
-from streams.simulate_cmd import sim_tables
-from streams.simulator import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
+from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.test_signage_feed import FakeClock, FlakyModel
 
 CONFIG = Path("examples/pa-three-card-poker.toml")

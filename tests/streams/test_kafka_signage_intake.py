@@ -1,13 +1,13 @@
 """The projector's Kafka side without a broker: records sorted on their raw bytes, and partitions
-assigned, caught up with, lost and committed (`streams.kafka_signage`)."""
+assigned, caught up with, lost and committed (`streams.scaleout.signage`)."""
 
 from __future__ import annotations
 
 from confluent_kafka import OFFSET_BEGINNING, Message, TopicPartition
 
-from streams.engine import encode
-from streams.kafka_signage_fold import Record
-from streams.kafka_signage_read import Partitions, batch_of
+from streams.embedded.engine import encode
+from streams.scaleout.signage_fold import Record
+from streams.scaleout.signage_read import Partitions, batch_of
 from tests.streams.test_kafka_signage import embedded_run, projector
 from tests.streams.test_signage_feed import FakeClock, FlakyModel
 

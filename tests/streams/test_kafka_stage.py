@@ -1,6 +1,6 @@
-"""The pipelined batch protocol of `streams.kafka_stage`, on fakes of faust and the producer.
+"""The pipelined batch protocol of `streams.scaleout.stage`, on fakes of faust and the producer.
 
-What must hold whatever the broker's timing (the guarantees of `streams.kafka_worker`): a batch's
+What must hold whatever the broker's timing (the guarantees of `streams.scaleout.worker`): a batch's
 state is stored only after its own outputs are acknowledged, batches store and commit in the
 order they were decided, a commit follows its batch's store, events are acknowledged only after
 their batch's commit, and a batch decided while an earlier one is unfinished sees that batch's
@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from faust.types import TP
 
-from streams.kafka_codec import Output, Processed, SourcePos
-from streams.kafka_metrics import WorkerMetrics
-from streams.kafka_sink import Delivery
-from streams.kafka_stage import Stage
+from streams.adapters.kafka.sink import Delivery
+from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.scaleout.records import Output, Processed, SourcePos
+from streams.scaleout.stage import Stage
 
 TOPIC = "p.table-events"
 

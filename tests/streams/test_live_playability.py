@@ -1,15 +1,15 @@
-"""What signs and surveillance are told about silent tables (`streams.live_playability`), and the
+"""What signs and surveillance are told about silent tables (`streams.live.playability`), and the
 Kafka round processor's handling of heartbeats; both with an injected clock, nothing sleeps."""
 
 from __future__ import annotations
 
 import json
 
-from streams.kafka_codec import SourcePos
-from streams.kafka_rounds import RoundProcessor
-from streams.kafka_topics import TopicNames
-from streams.live_playability import PlayabilityWatch
-from streams.liveness import LivenessTracker
+from streams.adapters.kafka.topics import TopicNames
+from streams.live.playability import PlayabilityWatch
+from streams.liveness.tracker import LivenessTracker
+from streams.scaleout.records import SourcePos
+from streams.scaleout.rounds import RoundProcessor
 from tests.streams.test_liveness import FLOOR, START, TABLES, FakeClock, heartbeat
 
 

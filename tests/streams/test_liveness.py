@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_floor_config
-from streams.engine import EmbeddedController
-from streams.liveness import (
+from controller.config.floor import load_floor_config
+from streams.adapters.memory import MemoryLog
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
+from streams.liveness.tracker import (
     HEARTBEAT_NOTED,
     LivenessTracker,
     batch_playability,
     meters_down,
     playability,
 )
-from streams.memory import MemoryLog
-from streams.sqlite_log import SqliteLog
 from tests.streams.http_support import AKQ_SPADES, CONFIG, full_round
 
 FLOOR = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))

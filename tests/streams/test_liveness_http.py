@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from streams.engine import EmbeddedController
-from streams.http_app import create_app
-from streams.liveness import HEARTBEAT_NOTED, LivenessTracker
-from streams.sqlite_log import SqliteLog
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
+from streams.http.app import create_app
+from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker
 from tests.streams.http_support import CONFIG, auth, full_round, token_store
 from tests.streams.test_liveness import START, TABLES, FakeClock, heartbeat
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.memory import MemoryLog
+from streams.adapters.memory import MemoryLog
+from streams.adapters.sqlite import SqliteLog
 from streams.ports import EventLog
-from streams.sqlite_log import SqliteLog
 from tests.streams.log_contract import EventLogContract
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streams.memory import MemoryReadModel
+from streams.adapters.memory import MemoryReadModel
 from streams.ports import MeterReadModel
 from tests.streams.read_model_contract import MeterReadModelContract
 

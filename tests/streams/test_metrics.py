@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 
 import pytest
 
-from controller.config import load_floor_config
-from streams.engine import EmbeddedController
-from streams.memory import MemoryLog
-from streams.metrics import REASON_CLASSES, MetricsSensor, reason_class
-from streams.simulate_cmd import sim_tables
-from streams.simulator import AKQ_SPADES as FORCED_AKQ
-from streams.simulator import DEALER_ROYAL, FloorSimulator, ForcedHands
-from streams.tokens import Principal
+from controller.config.floor import load_floor_config
+from streams.adapters.memory import MemoryLog
+from streams.adapters.prometheus.sensor import REASON_CLASSES, MetricsSensor, reason_class
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController
+from streams.http.tokens import Principal
+from streams.sim.floor import AKQ_SPADES as FORCED_AKQ
+from streams.sim.floor import DEALER_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.http_support import AKQ_SPADES, CONFIG, event, full_round, opening
 from tests.streams.test_liveness import heartbeat
 

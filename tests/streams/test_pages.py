@@ -13,11 +13,11 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-from streams import pages
-from streams.http_routes_common import ApiContext
-from streams.live_feed import LiveFeed
-from streams.metrics import MetricsSensor
-from streams.tokens import Role
+from streams.adapters.prometheus.sensor import MetricsSensor
+from streams.http import pages
+from streams.http.common import ApiContext
+from streams.http.tokens import Role
+from streams.live.feed import LiveFeed
 from tests.streams.http_support import AKQ_SPADES, TOKENS, Api, auth, full_round, open_api
 
 FAST = pages.StreamSettings(heartbeat_seconds=0.05, stream_seconds=0.4, retry_ms=500)

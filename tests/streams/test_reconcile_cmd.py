@@ -29,16 +29,17 @@ import pytest
 from starlette.applications import Starlette
 from starlette.exceptions import StarletteDeprecationWarning
 
-from controller.commands import CorrectMeter, PayHit, ValidateHit
-from controller.config import load_floor_config
-from controller.views import meter_view
-from streams import reconcile_cmd
-from streams.engine import EmbeddedController, fold_log
-from streams.memory import MemoryReadModel
-from streams.reconcile_http import reconcile_routes
-from streams.reconcile_live import ServiceMeters
-from streams.simulate_cmd import sim_tables
-from streams.simulator import (
+from controller.config.floor import load_floor_config
+from controller.model.commands import CorrectMeter, PayHit, ValidateHit
+from controller.model.views import meter_view
+from streams.adapters.memory import MemoryReadModel
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController, fold_log
+from streams.http.reconciliation import reconcile_routes
+from streams.reconcile import service
+from streams.reconcile.live import ServiceMeters
+from streams.sim.floor import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,
     DEALER_ROYAL,
@@ -46,7 +47,6 @@ from streams.simulator import (
     FloorSimulator,
     ForcedHands,
 )
-from streams.sqlite_log import SqliteLog
 
 with warnings.catch_warnings():
     # Starlette 1.x warns when only `httpx` (not `httpx2`) is installed; see http_support.py.
@@ -207,9 +207,9 @@ def cents(text: str) -> int:
 
 def reconcile(db: Path, *argv: str, live: Any = None) -> int:
     parser = argparse.ArgumentParser()
-    reconcile_cmd.add_parser(parser.add_subparsers())
+    service.add_parser(parser.add_subparsers())
     args = parser.parse_args(["reconcile", "--db", str(db), *argv])
-    result: int = reconcile_cmd.handle(args, live)
+    result: int = service.handle(args, live)
     return result
 
 

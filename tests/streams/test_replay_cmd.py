@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from streams.replay_cmd import replay_file
+from streams.cli.replay import replay_file
 from tests.streams.http_support import CONFIG, ROOT
 
 SIMULATE = [sys.executable, "-m", "streams.cli", "simulate", "--config", str(CONFIG),

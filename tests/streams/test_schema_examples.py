@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from controller.errors import InvalidEvent
-from streams.validation import (
+from controller.model.errors import InvalidEvent
+from streams.door.validation import (
     SCHEMA_DIR,
     SCHEMA_PATH,
     SCHEMA_V2_PATH,

@@ -9,9 +9,9 @@ import json
 import sqlite3
 from pathlib import Path
 
-from controller.views import meters_view
-from streams.engine import EmbeddedController, fold_log
-from streams.sqlite_log import SqliteLog
+from controller.model.views import meters_view
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController, fold_log
 from tests.streams.http_support import CONFIG, full_round
 
 

@@ -1,6 +1,6 @@
 """``jackpot serve`` for real: a subprocess on a free loopback port, events posted with httpx.
 
-Runs ``python -m streams.serve_cmd`` (the same handler as ``jackpot serve``), so it needs nothing
+Runs ``python -m streams.cli.serve`` (the same handler as ``jackpot serve``), so it needs nothing
 beyond Python; it takes about two seconds, most of it interpreter start-up.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import httpx
 
-from streams.serve_cmd import unbound_note
-from streams.sqlite_log import SqliteLog
-from streams.tokens import TokenEntry, TokenStore, add_token
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.serve import unbound_note
+from streams.http.tokens import TokenEntry, TokenStore, add_token
 from tests.streams.http_support import CONFIG, ROOT, full_round
 
 STARTUP_SECONDS = 20.0
@@ -37,7 +37,7 @@ def serve_command(tmp_path: Path, config: Path, port: int) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "streams.serve_cmd",
+        "streams.cli.serve",
         "--config",
         str(config),
         "--db",

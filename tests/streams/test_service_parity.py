@@ -13,11 +13,11 @@ from pathlib import Path
 
 import httpx
 
-from controller.views import meters_view
-from streams.engine import fold_log
-from streams.replay_cmd import replay_file
-from streams.sqlite_log import SqliteLog
-from streams.tokens import add_token
+from controller.model.views import meters_view
+from streams.adapters.sqlite import SqliteLog
+from streams.cli.replay import replay_file
+from streams.embedded.engine import fold_log
+from streams.http.tokens import add_token
 from tests.streams.http_support import CONFIG, ROOT
 from tests.streams.test_serve_cmd import serving
 

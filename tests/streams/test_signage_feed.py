@@ -1,7 +1,8 @@
 """The signage feed over the in-memory read model: in step with the engine, and outage-proof.
 
 `FlakyModel` is the twin with an off switch: while down, every publish raises `StoreUnavailable`
-(as `streams.redis_model` does when Redis is away), and `restart` loses everything (a Redis without
+(as `streams.adapters.redis.read_model` does when Redis is away), and `restart` loses everything (a
+Redis without
 persistence). The same outage runs against a real Redis in tests/integration.
 """
 
@@ -16,15 +17,15 @@ from pathlib import Path
 
 from immutables import Map
 
-from controller.config import load_floor_config
-from controller.errors import StoreUnavailable
-from controller.events import MeterSeeded
-from controller.state import FloorState, MeterState
-from streams.engine import EmbeddedController
-from streams.memory import MemoryLog, MemoryReadModel
-from streams.signage_feed import SignageFeed, meter_fields, run_flusher, touched_meters
-from streams.simulate_cmd import sim_tables
-from streams.simulator import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
+from controller.config.floor import load_floor_config
+from controller.model.errors import StoreUnavailable
+from controller.model.events import MeterSeeded
+from controller.model.state import FloorState, MeterState
+from streams.adapters.memory import MemoryLog, MemoryReadModel
+from streams.cli.simulate import sim_tables
+from streams.embedded.engine import EmbeddedController
+from streams.embedded.signage_feed import SignageFeed, meter_fields, run_flusher, touched_meters
+from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 
 CONFIG = Path("examples/pa-three-card-poker.toml")
 AT = "2026-11-29T12:00:00.000Z"

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import threading
 
-from controller.errors import StoreUnavailable
-from streams.signage_feed import run_flusher
+from controller.model.errors import StoreUnavailable
+from streams.embedded.signage_feed import run_flusher
 from tests.streams.test_signage_feed import (
     FakeClock,
     FlakyModel,

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from streams.fast_decode import decode_event
-from streams.liveness import Heartbeat
-from streams.sim_heartbeat import keep_alive
-from streams.validation import validate_table_event
+from streams.door.fast_decode import decode_event
+from streams.door.validation import validate_table_event
+from streams.liveness.tracker import Heartbeat
+from streams.sim.heartbeat import keep_alive
 
 TABLES = ["tcp-1", "tcp-2", "tcp-7"]
 

@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 import pytest
 
-from controller.errors import AdapterError, StoreUnavailable
-from streams.sim_post import RetryingPoster, RetryPolicy
+from controller.model.errors import AdapterError, StoreUnavailable
+from streams.sim.post import RetryingPoster, RetryPolicy
 
 Step = Callable[[httpx.Request], httpx.Response]
 EVENTS: list[dict[str, object]] = [

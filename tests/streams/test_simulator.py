@@ -14,9 +14,8 @@ from typing import cast
 
 import pytest
 
-from controller.errors import ConfigError
-from streams.sim_types import ALL_CARDS
-from streams.simulator import (
+from controller.model.errors import ConfigError
+from streams.sim.floor import (
     AKQ_SPADES,
     DEALER_ROYAL,
     FloorSimulator,
@@ -26,6 +25,7 @@ from streams.simulator import (
     honest_rng,
     write_jsonl,
 )
+from streams.sim.settings import ALL_CARDS
 
 Event = dict[str, object]
 START = datetime(2026, 11, 29, 16, 0, tzinfo=UTC)

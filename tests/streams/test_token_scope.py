@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
-from controller.table_events import TableEvent, to_contract
-from streams.engine import EmbeddedController
-from streams.http_app import create_app
-from streams.liveness import LivenessTracker
-from streams.memory import MemoryLog
-from streams.sqlite_log import SqliteLog
-from streams.tokens import Principal, TokenEntry, TokenStore, token_digest
+from controller.model.table_events import TableEvent, to_contract
+from streams.adapters.memory import MemoryLog
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
+from streams.http.app import create_app
+from streams.http.tokens import Principal, TokenEntry, TokenStore, token_digest
+from streams.liveness.tracker import LivenessTracker
 from tests.strategies import FLOOR_TABLES, sessions
 from tests.streams.http_support import CONFIG, TOKENS, Event, auth, full_round
 from tests.streams.test_liveness import START, FakeClock, heartbeat

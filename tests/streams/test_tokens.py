@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import ConfigError
-from streams import token_cmd
-from streams.tokens import Principal, TokenEntry, TokenStore, add_token, token_digest
+from controller.model.errors import ConfigError
+from streams.cli import token as token_cmd
+from streams.http.tokens import Principal, TokenEntry, TokenStore, add_token, token_digest
 
 
 def test_a_new_token_authenticates_and_only_its_hash_is_stored(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.errors import InvalidEvent, RuleViolation
-from streams.json_lines import MAX_DEPTH, MAX_LINE_BYTES, parse_json_line
-from streams.validation import SCHEMA_DIR, validate_table_event
+from controller.model.errors import InvalidEvent, RuleViolation
+from streams.door.json_lines import MAX_DEPTH, MAX_LINE_BYTES, parse_json_line
+from streams.door.validation import SCHEMA_DIR, validate_table_event
 
 EXAMPLES = {
     path.name.removesuffix(".valid.json"): json.loads(path.read_text(encoding="utf-8"))

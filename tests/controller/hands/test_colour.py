@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
-from controller.cards import Card, parse_cards
-from controller.errors import InvalidEvent
-from controller.hands.colour import four_card_prime_colour, three_card_prime_colour
+from controller.model.cards import Card, parse_cards
+from controller.model.errors import InvalidEvent
+from controller.rules.hands.colour import four_card_prime_colour, three_card_prime_colour
 from tests.strategies_cards import disjoint_hands, hands
 
 

@@ -9,9 +9,14 @@ from math import comb
 import pytest
 from hypothesis import given
 
-from controller.cards import FULL_DECK, Card, parse_cards
-from controller.errors import InvalidEvent
-from controller.hands.four_card import FourCardCategory, FourCardHand, best_four, four_card_key
+from controller.model.cards import FULL_DECK, Card, parse_cards
+from controller.model.errors import InvalidEvent
+from controller.rules.hands.four_card import (
+    FourCardCategory,
+    FourCardHand,
+    best_four,
+    four_card_key,
+)
 from tests.strategies_cards import hands
 
 C = FourCardCategory

@@ -13,11 +13,11 @@ from typing import Protocol
 
 import pytest
 
-from controller.cards import Card, parse_cards
-from controller.errors import InvalidEvent
-from controller.hands.five_card import best_five, evaluate_five
-from controller.hands.four_card import best_four
-from controller.hands.three_card import evaluate_three
+from controller.model.cards import Card, parse_cards
+from controller.model.errors import InvalidEvent
+from controller.rules.hands.five_card import best_five, evaluate_five
+from controller.rules.hands.four_card import best_four
+from controller.rules.hands.three_card import evaluate_three
 
 DATA = Path(__file__).parents[2] / "data"
 

@@ -10,9 +10,9 @@ from math import comb
 import pytest
 from hypothesis import given
 
-from controller.cards import FULL_DECK, Card, Suit, parse_cards
-from controller.errors import InvalidEvent
-from controller.hands.three_card import (
+from controller.model.cards import FULL_DECK, Card, Suit, parse_cards
+from controller.model.errors import InvalidEvent
+from controller.rules.hands.three_card import (
     ThreeCardCategory,
     ThreeCardHand,
     evaluate_three,

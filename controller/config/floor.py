@@ -1,0 +1,306 @@
+"""The floor configuration: progressive definitions, meters, tables and settlement policies.
+
+Progressive paytables are data, not code, because a certificate holder selects paytables in its
+Rules
+Submission (649a.12(e)(1): "one of the following paytables selected by the certificate holder"). The
+configuration is TOML text; parsing it is pure (``tomllib.loads``), so the core can re-read a
+configuration that the event log carries. A wrong configuration is refused with a `ConfigError` that
+names the file, the key and what was expected. Structure (see
+``examples/pa-three-card-poker.toml``)::
+
+    [policy]                              settlement choices the rule texts leave open
+    [progressives.<id>]                   a paytable: hand, seed/reseed "for 1", rates, pays, envy
+    [meters.<id>]                         a meter: which progressive it runs, optional ceiling
+    [tables.<id>]                         game, seats, wager unit, and wager -> meter links
+    [communication]                       optional: table_silence_limit_seconds (default 30)
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from controller.config.parts import (
+    Award,
+    Communication,
+    ConfigReader,
+    parse_award,
+    parse_bonuses,
+    parse_communication,
+    parse_envy,
+    parse_pays,
+)
+from controller.model.errors import ConfigError
+from controller.model.games import GAMES, PROGRESSIVE_WAGERS
+from controller.model.money import SUBUNITS_PER_CENT, parse_rate_ppm
+
+__all__ = [
+    "Award",
+    "Communication",
+    "FloorConfig",
+    "MeterDef",
+    "Policy",
+    "ProgressiveDef",
+    "TableDef",
+    "load_floor_config",
+    "parse_award",
+]
+
+HandSource = Literal["three_card", "five_card", "five_of_six"]
+HAND_SOURCES: tuple[HandSource, ...] = ("three_card", "five_card", "five_of_six")
+EnvyHolders = Literal["any_dealt_hand", "progressive_wagerers"]
+DealerHandTurn = Literal["first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"]
+WAGER_TARGETS = ("own", "dealer", "other_seat")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Policy:
+    """Choices the rule texts leave to the operator; each is documented in README's policy table."""
+
+    envy_holders: EnvyHolders = "any_dealt_hand"
+    dealer_hand_turn: DealerHandTurn = "first_wagerer_after_own"
+    folded_hands_hold_envy: bool = False
+    """649a.11(c): a folded hand is collected before the dealer's cards are revealed, so by
+    default it cannot be "the holder of an Envy Bonus Qualifying Hand" for other players."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProgressiveDef:
+    """One progressive wager's paytable and meter rates, per unit of the wager (649a.12(e)-(j))."""
+
+    progressive_id: str
+    rule: str
+    hand: HandSource
+    seed_for_one: Fraction
+    reseed_for_one: Fraction
+    primary_ppm: int
+    reserve_ppm: int
+    pays: tuple[tuple[str, Award], ...]
+    envy: Mapping[int, tuple[tuple[str, int], ...]]
+    bonuses: tuple[tuple[str, Award], ...]
+    wager_on: frozenset[str]
+    verify_for_one_from: Fraction | None = None
+    """"for 1" awards at or above this need floorperson verification (649a.11(c)(8)(ii): a Five
+    Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterDef:
+    """A meter: a progressive definition at one wager unit, linked to one or more tables."""
+
+    meter_id: str
+    progressive: ProgressiveDef
+    unit_cents: int
+    ceiling_cents: int | None
+
+    @property
+    def seed_subunits(self) -> int:
+        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3))."""
+        return int(self.progressive.seed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
+
+    @property
+    def reseed_subunits(self) -> int:
+        """The reseed in sub-units; 0 for 649a.12(i)(4), whose next start comes from the reserve."""
+        return int(self.progressive.reseed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableDef:
+    """A table: its game, seat count, wager unit and which wager feeds which meter."""
+
+    table_id: str
+    game: str
+    seats: int
+    unit_cents: int
+    links: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FloorConfig:
+    """The whole floor. ``source`` names the file it came from, for error messages and audit."""
+
+    source: str
+    policy: Policy
+    progressives: Mapping[str, ProgressiveDef]
+    meters: Mapping[str, MeterDef]
+    tables: Mapping[str, TableDef]
+    communication: Communication = field(default_factory=Communication)
+
+
+def load_floor_config(text: str, source: str) -> FloorConfig:
+    """Parse and check a floor configuration; raise ConfigError naming ``source`` and the key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
+    root = ConfigReader(source, "", data)
+    known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
+    root.only_keys(known)
+    policy = _policy(root.table("policy", required=False))
+    progressives = {
+        pid: _progressive(root.table("progressives").table(pid), pid)
+        for pid in root.table("progressives").names()
+    }
+    tables = {
+        tid: _table(root.table("tables").table(tid), tid) for tid in root.table("tables").names()
+    }
+    _check_link_targets(root.table("tables"), tables, set(root.table("meters").names()))
+    meters = _meters(root.table("meters"), progressives, tables)
+    _check_links(root.table("tables"), tables, meters)
+    return FloorConfig(
+        source=source,
+        policy=policy,
+        progressives=progressives,
+        meters=meters,
+        tables=tables,
+        communication=parse_communication(root.table("communication", required=False)),
+    )
+
+
+def _policy(reader: ConfigReader) -> Policy:
+    reader.only_keys({"envy_holders", "dealer_hand_turn", "folded_hands_hold_envy"})
+    envy = reader.choice(
+        "envy_holders", ("any_dealt_hand", "progressive_wagerers"), "any_dealt_hand"
+    )
+    turn = reader.choice(
+        "dealer_hand_turn",
+        ("first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"),
+        "first_wagerer_after_own",
+    )
+    folded = reader.boolean("folded_hands_hold_envy", default=False)
+    return Policy(
+        envy_holders=envy,  # type: ignore[arg-type]
+        dealer_hand_turn=turn,  # type: ignore[arg-type]
+        folded_hands_hold_envy=folded,
+    )
+
+
+def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    reader.only_keys(
+        {
+            "rule",
+            "hand",
+            "seed",
+            "reseed",
+            "primary_rate",
+            "reserve_rate",
+            "pays",
+            "envy",
+            "bonuses",
+            "wager_on",
+            "verify_for_one_from",
+        }
+    )
+    hand = reader.choice("hand", HAND_SOURCES, None)
+    return ProgressiveDef(
+        progressive_id=pid,
+        rule=reader.string("rule"),
+        hand=hand,  # type: ignore[arg-type]
+        seed_for_one=reader.fraction("seed"),
+        reseed_for_one=reader.fraction("reseed"),
+        primary_ppm=_rate(reader, "primary_rate", required=True),
+        reserve_ppm=_rate(reader, "reserve_rate", required=False),
+        pays=parse_pays(reader.table("pays"), hand),
+        envy=parse_envy(reader.table("envy", required=False), hand),
+        bonuses=parse_bonuses(reader.table("bonuses", required=False)),
+        wager_on=frozenset(reader.string_list("wager_on", WAGER_TARGETS, ["own"])),
+        verify_for_one_from=reader.fraction("verify_for_one_from")
+        if reader.has("verify_for_one_from")
+        else None,
+    )
+
+
+def _rate(reader: ConfigReader, key: str, *, required: bool) -> int:
+    text = reader.string(key, None if required else "0")
+    ppm = parse_rate_ppm(text)
+    if ppm is None:
+        raise reader.error(
+            key,
+            f'a rate from 0 to 1 ("0.14" or "14%") with at most six '
+            f"decimals of the wager, got {text!r}",
+        )
+    return ppm
+
+
+def _table(reader: ConfigReader, tid: str) -> TableDef:
+    reader.only_keys({"game", "seats", "wager_unit", "meters"})
+    game = reader.choice("game", tuple(GAMES), None)
+    seats = reader.integer("seats", 1, 12)
+    links_reader = reader.table("meters", required=False)
+    links = {wager: links_reader.string(wager) for wager in links_reader.names()}
+    for wager in links:
+        if wager not in PROGRESSIVE_WAGERS:
+            raise links_reader.error(wager, f"one of the progressive wagers {PROGRESSIVE_WAGERS}")
+    return TableDef(
+        table_id=tid, game=game, seats=seats, unit_cents=reader.cents("wager_unit"), links=links
+    )
+
+
+def _meters(
+    reader: ConfigReader, progressives: Mapping[str, ProgressiveDef], tables: Mapping[str, TableDef]
+) -> dict[str, MeterDef]:
+    meters: dict[str, MeterDef] = {}
+    units_of: dict[str, set[int]] = {}  # one pass over the tables: a floor may have 10,000
+    for table in tables.values():
+        for linked in table.links.values():
+            units_of.setdefault(linked, set()).add(table.unit_cents)
+    progressive_ids = tuple(progressives)
+    for mid in reader.names():
+        entry = reader.table(mid)
+        entry.only_keys({"progressive", "ceiling"})
+        pid = entry.choice("progressive", progressive_ids, None)
+        units = set(units_of.get(mid, ()))
+        if len(units) != 1:
+            raise entry.error(
+                "progressive",
+                "a meter linked to at least one table, all of one "
+                f"wager unit (found units {sorted(units)} in cents)",
+            )
+        unit = units.pop()
+        definition = progressives[pid]
+        if definition.envy and unit not in definition.envy:
+            raise entry.error(
+                "progressive",
+                f"progressive {pid!r} to list Envy Bonus amounts for "
+                f"the {unit}-cent wager unit of this meter",
+            )
+        ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
+        meters[mid] = MeterDef(
+            meter_id=mid, progressive=definition, unit_cents=unit, ceiling_cents=ceiling
+        )
+    return meters
+
+
+def _check_link_targets(
+    reader: ConfigReader, tables: Mapping[str, TableDef], known: set[str]
+) -> None:
+    """A link to an undefined meter is named at the link (the likely typo), before meters are
+    checked for having tables."""
+    for tid, table in tables.items():
+        links = reader.table(tid).table("meters", required=False)
+        for wager, mid in table.links.items():
+            if mid not in known:
+                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
+
+
+def _check_links(
+    reader: ConfigReader, tables: Mapping[str, TableDef], meters: Mapping[str, MeterDef]
+) -> None:
+    for tid, table in tables.items():
+        links = reader.table(tid).table("meters", required=False)
+        rules = GAMES[table.game]
+        for wager, mid in table.links.items():
+            if mid not in meters:
+                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
+            hand = meters[mid].progressive.hand
+            if hand == "three_card" and rules.player_cards != frozenset({3}):
+                raise links.error(
+                    wager, f"a five-card progressive: {table.game} hands are not three cards"
+                )
+            if hand == "five_of_six" and rules.dealer_cards != frozenset({3}):
+                raise links.error(
+                    wager, f"a game with a three-card dealer hand for 5 of 6, not {table.game}"
+                )

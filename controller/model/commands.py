@@ -1,0 +1,58 @@
+"""Operator commands: configuration, corrections and the life of a hit. Each names who and why.
+
+Table events are the other kind of input (`controller.model.table_events`). Authentication happens
+at the
+edge; the core records the ``by`` it is given and enforces the order of a hit's life.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ActivateConfig:
+    """Bring a floor configuration (TOML text) into force."""
+
+    command_id: str
+    source: str
+    text: str
+    by: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectMeter:
+    """An authorised, reasoned correction of a meter or its reserve, in sub-units (may be
+    negative)."""
+
+    command_id: str
+    meter_id: str
+    amount_delta_sub: int
+    reserve_delta_sub: int
+    by: str
+    reason: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ValidateHit:
+    """A floorperson or above validates a recognised hit (649a.11(c)(5)(iii))."""
+
+    command_id: str
+    hit_id: str
+    by: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PayHit:
+    """A validated hit is paid with documentation (649a.11(c)(5)(iv))."""
+
+    command_id: str
+    hit_id: str
+    by: str
+    occurred_at: str
+
+
+OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit

@@ -1,0 +1,251 @@
+"""Events the controller derives and records; each type has a stable string, never an import path.
+
+Accepted table events (`controller.model.table_events`) are recorded as they came; these are the
+rest.
+Meter events carry ``meter_seq``, the meter's own operation number, so any consumer (the Redis
+read model, a Kafka meter processor after redelivery) can tell a stale or repeated update from a new
+one. Amounts on meters are in sub-units (`controller.model.money`), amounts paid are in whole cents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from controller.model.table_events import TableEvent
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigActivated:
+    """A floor configuration came into force (the first one, or a change at a safe point)."""
+
+    TYPE: ClassVar[str] = "config_activated"
+    version: int
+    source: str
+    text: str
+    digest: str
+    by: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfigChangeScheduled:
+    """A configuration that changes live meters, waiting for a safe point (industry practice: a
+    change applies after the meter's next 100% hit or when no linked table is mid-round)."""
+
+    TYPE: ClassVar[str] = "config_change_scheduled"
+    version: int
+    source: str
+    text: str
+    digest: str
+    by: str
+    occurred_at: str
+    waiting_for: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterSeeded:
+    """A meter opened at its seed (649a.12(e)(3): "$1,000 for 1")."""
+
+    TYPE: ClassVar[str] = "meter_seeded"
+    meter_id: str
+    amount_sub: int
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContributionRecorded:
+    """One locked progressive wager funding its meter at the primary and reserve rates."""
+
+    TYPE: ClassVar[str] = "contribution_recorded"
+    meter_id: str
+    table_id: str
+    round_id: str
+    seat: int
+    wager: str
+    on: str
+    wager_cents: int
+    primary_sub: int
+    reserve_sub: int
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContributionsReversed:
+    """A voided round's contributions taken back off the meter: a correction with its reason.
+
+    ``primary_sub``/``reserve_sub`` are what was taken back; the ``requested_*`` amounts are what
+    the round contributed. They differ when a 100% hit has since paid those contributions out, or
+    a correction left the meter holding less: a void never drives a meter below zero.
+    """
+
+    TYPE: ClassVar[str] = "contributions_reversed"
+    meter_id: str
+    table_id: str
+    round_id: str
+    primary_sub: int
+    reserve_sub: int
+    count: int
+    reason: str
+    meter_seq: int
+    occurred_at: str
+    requested_primary_sub: int = 0
+    requested_reserve_sub: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AwardShare:
+    """One player's part of a progressive award (a dealer-hand jackpot may have several)."""
+
+    seat: int
+    amount_cents: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ProgressiveHit:
+    """A percentage-of-meter award recognised: the meter pays and, at 100%, resets.
+
+    The hit then waits for floorperson validation and payment (649a.11(c)(5)(iii)-(iv)).
+    """
+
+    TYPE: ClassVar[str] = "progressive_hit"
+    hit_id: str
+    meter_id: str
+    table_id: str
+    round_id: str
+    wager: str
+    on: str
+    hand: str
+    cards: tuple[str, ...]
+    share: str
+    amount_cents: int
+    winners: tuple[AwardShare, ...]
+    meter_before_sub: int
+    meter_after_sub: int
+    reserve_before_sub: int
+    reserve_after_sub: int
+    reseed_sub: int
+    meter_seq: int
+    occurred_at: str
+    reset: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixedAwarded:
+    """A "for 1" award (includes Magic Card and Lucky Bonus); paid at the table, not from a
+    meter."""
+
+    TYPE: ClassVar[str] = "fixed_awarded"
+    meter_id: str
+    table_id: str
+    round_id: str
+    seat: int
+    wager: str
+    on: str
+    hand: str
+    cards: tuple[str, ...]
+    amount_cents: int
+    occurred_at: str
+    hit_id: str = ""
+    """Set when a floorperson must verify it before it is paid (649a.11(c)(8)(ii)): the award
+    then has the life of a hit, recognised -> validated -> paid."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EnvyAwarded:
+    """An Envy Bonus: a fixed sum for another player's qualifying hand (649a.11(c)(5)(v))."""
+
+    TYPE: ClassVar[str] = "envy_awarded"
+    meter_id: str
+    table_id: str
+    round_id: str
+    seat: int
+    holder_seat: int
+    wager: str
+    hand: str
+    cards: tuple[str, ...]
+    amount_cents: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterCorrected:
+    """An authorised, reasoned correction of a meter (the only way down besides an award)."""
+
+    TYPE: ClassVar[str] = "meter_corrected"
+    meter_id: str
+    amount_delta_sub: int
+    reserve_delta_sub: int
+    by: str
+    reason: str
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HitValidated:
+    """A floorperson or above validated a progressive hit (649a.11(c)(5)(iii))."""
+
+    TYPE: ClassVar[str] = "hit_validated"
+    hit_id: str
+    by: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HitPaid:
+    """A validated hit was paid to the patron, with documentation (649a.11(c)(5)(iv))."""
+
+    TYPE: ClassVar[str] = "hit_paid"
+    hit_id: str
+    by: str
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventRejected:
+    """Input the rules refused: the dead-letter record, with the reason and (at the edge) the raw
+    input as received. It changes nothing else."""
+
+    TYPE: ClassVar[str] = "event_rejected"
+    event_id: str
+    table_id: str
+    event_type: str
+    reason: str
+    occurred_at: str
+    raw: str = ""
+
+
+MeterEvent = (
+    MeterSeeded | ContributionRecorded | ContributionsReversed | ProgressiveHit | MeterCorrected
+)
+DerivedEvent = (
+    ConfigActivated
+    | ConfigChangeScheduled
+    | MeterEvent
+    | FixedAwarded
+    | EnvyAwarded
+    | HitValidated
+    | HitPaid
+    | EventRejected
+)
+Event = TableEvent | DerivedEvent
+DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
+    cls.TYPE: cls
+    for cls in (
+        ConfigActivated,
+        ConfigChangeScheduled,
+        MeterSeeded,
+        ContributionRecorded,
+        ContributionsReversed,
+        ProgressiveHit,
+        MeterCorrected,
+        FixedAwarded,
+        EnvyAwarded,
+        HitValidated,
+        HitPaid,
+        EventRejected,
+    )
+}

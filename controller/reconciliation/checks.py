@@ -1,0 +1,168 @@
+"""Checks of single meter events against the meter as the log has built it so far. Pure.
+
+Each check returns the problems it found as messages (empty when the event is sound), so the
+reconciliation can flag the event by its log position. They re-derive what the core decided
+(`controller.meter`) from the event's own fields and the floor configuration, so a record that
+was altered, lost or replayed twice shows up here even though folding it never fails.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from controller.config.floor import MeterDef
+from controller.model.events import (
+    AwardShare,
+    ContributionRecorded,
+    ContributionsReversed,
+    MeterEvent,
+    MeterSeeded,
+    ProgressiveHit,
+)
+from controller.model.money import SUBUNITS_PER_CENT, format_subunits_exact, percent_of_meter_cents
+from controller.model.state import MeterState
+
+#: What a reversal must take back: (count, primary_sub, reserve_sub) contributed in that round.
+Contributed = tuple[int, int, int]
+
+
+def check_sequence(meter: MeterState, event: MeterEvent) -> list[str]:
+    """Every meter event is the meter's next operation: a gap is a lost event, a repeat a replay."""
+    if event.meter_seq == meter.seq + 1:
+        return []
+    return [f"meter_seq {event.meter_seq} follows {meter.seq}: expected {meter.seq + 1}"]
+
+
+def check_level(meter: MeterState) -> list[str]:
+    """A meter and its reserve never go below zero (only awards and corrections take money)."""
+    if meter.amount_sub >= 0 and meter.reserve_sub >= 0:
+        return []
+    amount, reserve = (
+        format_subunits_exact(meter.amount_sub),
+        format_subunits_exact(meter.reserve_sub),
+    )
+    return [f"meter {amount} / reserve {reserve} below zero"]
+
+
+def check_seed(event: MeterSeeded, definition: MeterDef | None) -> list[str]:
+    """The opening seed is the configured "for 1" times the wager unit (649a.12(e)(3) etc.)."""
+    if definition is None or event.amount_sub == definition.seed_subunits:
+        return []
+    return [
+        f"seeded {format_subunits_exact(event.amount_sub)}, configured seed is "
+        f"{format_subunits_exact(definition.seed_subunits)}"
+    ]
+
+
+def check_contribution(event: ContributionRecorded, definition: MeterDef | None) -> list[str]:
+    """Primary and reserve are the wager times the configured rates, exactly (money.py)."""
+    if definition is None:
+        return []
+    problems = []
+    for part, got, ppm in (
+        ("primary", event.primary_sub, definition.progressive.primary_ppm),
+        ("reserve", event.reserve_sub, definition.progressive.reserve_ppm),
+    ):
+        if got != event.wager_cents * ppm:
+            problems.append(
+                f"{part} {format_subunits_exact(got)} is not {ppm} ppm of a "
+                f"{event.wager_cents}-cent wager ({format_subunits_exact(event.wager_cents * ppm)})"
+            )
+    return problems
+
+
+def check_reversal(event: ContributionsReversed, contributed: Contributed | None) -> list[str]:
+    """A void asks back exactly what its round contributed to this meter, once, and takes back
+    no more than that (less when a 100% hit has since paid it out, or a correction removed it)."""
+    asked = (event.count, event.requested_primary_sub, event.requested_reserve_sub)
+    problems = []
+    if event.primary_sub > asked[1] or event.reserve_sub > asked[2]:
+        problems.append("takes back more than the round contributed")
+    if contributed == asked:
+        return problems
+    if contributed is None:
+        return [
+            *problems,
+            f"reverses round {event.round_id} at {event.table_id}, which has no open "
+            "contributions to this meter (never contributed, settled, or reversed already)",
+        ]
+    return [
+        *problems,
+        f"reverses {asked[0]} contributions ({format_subunits_exact(asked[1])} + "
+        f"{format_subunits_exact(asked[2])} reserve); the round contributed {contributed[0]} "
+        f"({format_subunits_exact(contributed[1])} + {format_subunits_exact(contributed[2])})",
+    ]
+
+
+def share_of(hit: ProgressiveHit) -> Fraction | None:
+    """The hit's share of the meter ("100%", "10%", "25/2%"), or None if it is not one."""
+    if not hit.share.endswith("%"):
+        return None
+    try:
+        return Fraction(hit.share[:-1]) / 100
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+def check_hit(meter: MeterState, hit: ProgressiveHit, definition: MeterDef | None) -> list[str]:
+    """A progressive hit is priced from the meter as it stood at the player's turn (649a.12(e)(4)),
+    pays its share rounded down to the cent, splits exactly (649a.12(i)(2)) and resets to reseed
+    plus reserve only at 100% (rules README 6-7)."""
+    problems = _priced(meter, hit)
+    share = share_of(hit)
+    if share is None:
+        problems.append(f"share {hit.share!r} is not a percentage of the meter")
+    elif percent_of_meter_cents(hit.meter_before_sub, share) != hit.amount_cents:
+        due = percent_of_meter_cents(hit.meter_before_sub, share)
+        problems.append(f"paid {hit.amount_cents} cents; {hit.share} of the meter is {due}")
+    if _total(hit.winners) != hit.amount_cents:
+        problems.append(f"winners' parts add up to {_total(hit.winners)}, not {hit.amount_cents}")
+    released = hit.reserve_before_sub - hit.reserve_after_sub
+    after = hit.meter_before_sub - hit.amount_cents * SUBUNITS_PER_CENT + hit.reseed_sub + released
+    if after != hit.meter_after_sub:
+        problems.append(
+            f"meter after {format_subunits_exact(hit.meter_after_sub)} does not follow from "
+            f"before - paid + reseed + reserve released ({format_subunits_exact(after)})"
+        )
+    problems += _reset(hit, share, definition)
+    return problems
+
+
+def _priced(meter: MeterState, hit: ProgressiveHit) -> list[str]:
+    problems = []
+    if hit.meter_before_sub != meter.amount_sub:
+        problems.append(
+            f"priced from a meter of {format_subunits_exact(hit.meter_before_sub)}, but the meter "
+            f"stood at {format_subunits_exact(meter.amount_sub)}"
+        )
+    if hit.reserve_before_sub != meter.reserve_sub:
+        problems.append(
+            f"reserve before {format_subunits_exact(hit.reserve_before_sub)}, but the reserve "
+            f"stood at {format_subunits_exact(meter.reserve_sub)}"
+        )
+    return problems
+
+
+def _reset(hit: ProgressiveHit, share: Fraction | None, definition: MeterDef | None) -> list[str]:
+    """Only a 100% award resets: reseed from the configuration, the whole reserve moved over."""
+    full = share == 1
+    reseed = 0
+    if full:
+        reseed = definition.reseed_subunits if definition else hit.reseed_sub
+    problems = []
+    if hit.reseed_sub != reseed:
+        problems.append(
+            f"reseed {format_subunits_exact(hit.reseed_sub)}, expected "
+            f"{format_subunits_exact(reseed)}"
+        )
+    if hit.reserve_after_sub != (0 if full else hit.reserve_before_sub):
+        problems.append(
+            f"reserve after {format_subunits_exact(hit.reserve_after_sub)}: a "
+            f"{'100%' if full else 'partial'} award must "
+            f"{'move the whole reserve to the meter' if full else 'leave the reserve alone'}"
+        )
+    return problems
+
+
+def _total(winners: tuple[AwardShare, ...]) -> int:
+    return sum(w.amount_cents for w in winners)

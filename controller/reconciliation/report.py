@@ -1,0 +1,301 @@
+"""Reconciliation of every meter over a period: a fold over the log. Pure: no I/O, no clock.
+
+``reconcile(records, period)`` takes the log's records as ``(position, event)`` in log order, from
+the first, and returns a `Report`: per meter the opening, the flows (contributions by table and by
+wager type, voids, awards by level and kind, reseeds, corrections with who and why), the closing,
+and whether they add up to the sub-unit (`controller.reconciliation.ledger`), with every event that
+does not add up flagged by position (`controller.reconciliation.checks`).
+
+How a period is cut. The log's position order is the truth: ``occurred_at`` comes from each
+table's own clock, so it is neither unique nor always increasing. A period is therefore always a
+run of consecutive positions, and the opening is the state after the position before it:
+
+- `PositionWindow(after=N, to=M)`: the records with N < position <= M (``to=None``: to the end).
+- `TimeWindow(start, end)` (``end`` exclusive): the period begins at the first record stamped at or
+  after ``start`` and ends before the first later record stamped at or after ``end``. A record
+  logged inside the period but stamped before ``start``, or logged after it but stamped before
+  ``end`` (a slow table clock, a late batch), stays where the log put it and is counted in the
+  report's notes, so an odd cut is visible rather than silently moved.
+- `gaming_day(day, starts, utc_offset)`: the `TimeWindow` of 24 hours from ``starts`` (e.g. 06:00)
+  local time on ``day``, local time given as a fixed offset from UTC (e.g. -05:00). On a day the
+  clocks change, give the offset in force at the start and expect a 23- or 25-hour day to be cut at
+  24 hours; use a time window for such a day.
+
+Meters are checked against the configuration in force in the log (`ConfigActivated`), or the one
+passed in. "Last 25 hits" and the lifetime totals are as of the closing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Literal
+
+from controller.config.floor import FloorConfig, MeterDef, load_floor_config
+from controller.model.errors import ConfigError
+from controller.model.events import (
+    ConfigActivated,
+    ContributionRecorded,
+    ContributionsReversed,
+    EnvyAwarded,
+    Event,
+    FixedAwarded,
+    HitPaid,
+    HitValidated,
+    MeterCorrected,
+    MeterSeeded,
+    ProgressiveHit,
+)
+from controller.model.money import format_subunits_exact
+from controller.model.table_events import RoundSettled
+from controller.reconciliation.checks import check_reversal
+from controller.reconciliation.ledger import MeterLedger
+from controller.reconciliation.period import (
+    Finding,
+    MeterReport,
+    Period,
+    PositionWindow,
+    Report,
+    TimeWindow,
+    Unreadable,
+    gaming_day,
+)
+
+__all__ = [
+    "Period",
+    "PositionWindow",
+    "Report",
+    "TimeWindow",
+    "Unreadable",
+    "gaming_day",
+    "reconcile",
+]
+
+
+def reconcile(
+    records: Iterable[tuple[int, Event | Unreadable]],
+    period: Period,
+    config: FloorConfig | None = None,
+) -> Report:
+    """Fold the log's records (from the first, in order) into the period's report.
+
+    ``config`` overrides the configuration found in the log (for ceilings set only on paper, or a
+    log whose configuration text cannot be read).
+    """
+    fold = _Fold(period, config)
+    for position, item in records:
+        fold.add(position, item)
+    return fold.finish()
+
+
+def _instant(text: str) -> datetime | None:
+    """An RFC 3339 time, or None if it has no offset or is not a time at all."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return value if value.tzinfo is not None else None
+
+
+Phase = Literal["before", "in", "after"]
+
+
+class _Fold:
+    """The fold's working state (mutable and private; see `controller.reconciliation.ledger`)."""
+
+    def __init__(self, period: Period, config: FloorConfig | None) -> None:
+        self.period = period
+        self.fixed_config = config is not None
+        self.config = config
+        self.ledgers: dict[str, MeterLedger] = {}
+        self.phase: Phase = "before"
+        self.opening_position = self.closing_position = self.head_position = 0
+        self.records = self.early = self.late = self.unstamped = 0
+        self.findings: list[Finding] = []
+        self.notes: list[str] = []
+        self.reports: tuple[MeterReport, ...] = ()
+        self.hits: dict[str, str] = {}  # hit_id -> meter_id, until paid
+        self.rounds: dict[tuple[str, str], dict[str, tuple[int, int, int]]] = {}
+
+    def add(self, position: int, item: Event | Unreadable) -> None:
+        """One record, in log order."""
+        self._advance(position, item)
+        self.head_position = position
+        if self.phase == "in":
+            self.records += 1
+        if isinstance(item, Unreadable):
+            if self.phase == "in":
+                self.findings.append(Finding("unreadable", "", (position,), item.reason))
+            return
+        self._event(position, item)
+
+    def _advance(self, position: int, item: Event | Unreadable) -> None:
+        """Open or close the period at this record, by position or by its time stamp."""
+        if isinstance(self.period, PositionWindow):
+            to = self.period.to
+            if self.phase == "before" and position > self.period.after:
+                self._open(position)
+            if self.phase == "in" and to is not None and position > to:
+                self._close()
+            return
+        at = None if isinstance(item, Unreadable) else _instant(item.occurred_at)
+        if at is None:
+            self.unstamped += self.phase == "in"
+            return
+        if self.phase == "before" and at >= self.period.start:
+            self._open(position)
+        elif self.phase == "in" and at < self.period.start:
+            self.early += 1
+        if self.phase == "in" and at >= self.period.end:
+            self._close()
+        elif self.phase == "after" and at < self.period.end:
+            self.late += 1
+
+    def _open(self, position: int) -> None:
+        self.phase = "in"
+        self.opening_position = self.closing_position = position - 1
+        for ledger in self.ledgers.values():
+            ledger.open()
+
+    def _close(self) -> None:
+        self.phase = "after"
+        self.closing_position = self.head_position
+        outstanding: dict[str, list[str]] = {}
+        for hit_id, meter_id in sorted(self.hits.items()):
+            outstanding.setdefault(meter_id, []).append(hit_id)
+        self.reports = tuple(
+            ledger.report(self._definition(mid), tuple(outstanding.get(mid, ())))
+            for mid, ledger in sorted(self.ledgers.items(), key=lambda kv: self._order(kv[0]))
+        )
+        for ledger in self.ledgers.values():
+            self.findings += ledger.findings
+            ledger.is_open = False
+
+    def _order(self, meter_id: str) -> tuple[int, str]:
+        """The configuration's order, then any other meter by id."""
+        order = list(self.config.meters) if self.config else []
+        return (order.index(meter_id), "") if meter_id in order else (len(order), meter_id)
+
+    def _definition(self, meter_id: str) -> MeterDef | None:
+        return None if self.config is None else self.config.meters.get(meter_id)
+
+    def _ledger(self, meter_id: str) -> MeterLedger:
+        ledger = self.ledgers.get(meter_id)
+        if ledger is None:
+            ledger = self.ledgers[meter_id] = MeterLedger(meter_id, open_now=self.phase == "in")
+        return ledger
+
+    def _event(self, position: int, event: Event) -> None:
+        match event:
+            case MeterSeeded() | ContributionRecorded() | ProgressiveHit() | MeterCorrected():
+                self._meter_event(position, event)
+            case ContributionsReversed():
+                key = (event.table_id, event.round_id)
+                contributed = self.rounds.get(key, {}).pop(event.meter_id, None)
+                self._ledger(event.meter_id).flag(
+                    position, "reversal", check_reversal(event, contributed)
+                )
+                self._ledger(event.meter_id).apply(
+                    position, event.occurred_at, event, self._definition(event.meter_id)
+                )
+            case FixedAwarded() | EnvyAwarded():
+                kind = "fixed" if isinstance(event, FixedAwarded) else "envy"
+                self._ledger(event.meter_id).award(kind, event.hand, event.amount_cents)
+            case HitValidated() | HitPaid():
+                self._hit_life(position, event)
+            case RoundSettled():
+                self.rounds.pop((event.table_id, event.round_id), None)
+            case ConfigActivated():
+                self._config(position, event)
+            case _:
+                return
+
+    def _meter_event(
+        self,
+        position: int,
+        event: MeterSeeded | ContributionRecorded | ProgressiveHit | MeterCorrected,
+    ) -> None:
+        if isinstance(event, ContributionRecorded):
+            # What each unsettled round gave each meter, so a void can be checked against it.
+            per_meter = self.rounds.setdefault((event.table_id, event.round_id), {})
+            count, primary, reserve = per_meter.get(event.meter_id, (0, 0, 0))
+            per_meter[event.meter_id] = (
+                count + 1,
+                primary + event.primary_sub,
+                reserve + event.reserve_sub,
+            )
+        elif isinstance(event, ProgressiveHit):
+            self.hits[event.hit_id] = event.meter_id
+        self._ledger(event.meter_id).apply(
+            position, event.occurred_at, event, self._definition(event.meter_id)
+        )
+
+    def _hit_life(self, position: int, event: HitValidated | HitPaid) -> None:
+        """Validations and payments in the period, by meter (649a.11(c)(5)(iii)-(iv))."""
+        meter_id = self.hits.get(event.hit_id)
+        if meter_id is None:
+            if self.phase == "in":
+                reason = f"{event.TYPE} for hit {event.hit_id!r}, which is not awaiting payment"
+                self.findings.append(Finding("hit_life", "", (position,), reason))
+            return
+        ledger = self._ledger(meter_id)
+        if isinstance(event, HitPaid):
+            del self.hits[event.hit_id]
+            ledger.paid += ledger.is_open
+        else:
+            ledger.validated += ledger.is_open
+
+    def _config(self, position: int, event: ConfigActivated) -> None:
+        if self.fixed_config:
+            return
+        try:
+            self.config = load_floor_config(event.text, event.source)
+        except ConfigError as exc:
+            self.notes.append(f"position {position}: configuration not readable, not used: {exc}")
+
+    def finish(self) -> Report:
+        """The report, once every record has been added."""
+        if self.phase == "before":
+            self._open(self.head_position + 1)
+        if self.phase == "in":
+            self._close()
+        self._time_notes()
+        return Report(
+            period=_describe(self.period),
+            opening_position=self.opening_position,
+            closing_position=self.closing_position,
+            records=self.records,
+            head_position=self.head_position,
+            meters=self.reports,
+            findings=tuple(self.findings) + self._balance_findings(),
+            notes=tuple(self.notes),
+            head=tuple(self.ledgers[m].state for m in sorted(self.ledgers, key=self._order)),
+        )
+
+    def _balance_findings(self) -> tuple[Finding, ...]:
+        findings = []
+        for meter in self.reports:
+            if not meter.balanced:
+                amount, reserve = (format_subunits_exact(d) for d in meter.difference)
+                message = (
+                    f"closing differs from opening + flows by {amount} on the meter and "
+                    f"{reserve} on the reserve; the difference changed after the events listed"
+                )
+                findings.append(Finding("balance", meter.meter_id, meter.behind, message))
+        return tuple(findings)
+
+    def _time_notes(self) -> None:
+        for count, what in (
+            (self.early, "logged in the period but stamped before its start"),
+            (self.late, "logged after the period but stamped before its end"),
+            (self.unstamped, "in the period without a readable occurred_at"),
+        ):
+            if count:
+                self.notes.append(f"{count} records {what} (left where the log put them)")
+
+
+def _describe(period: Period) -> str:
+    if isinstance(period, PositionWindow):
+        to = "the end of the log" if period.to is None else f"position {period.to}"
+        return f"records after position {period.after} to {to}"
+    return f"{period.start.isoformat()} to {period.end.isoformat()} (end exclusive)"

@@ -1,0 +1,81 @@
+"""The worker's settings and command-line options, kept apart from `streams.scaleout.worker` so the
+``jackpot`` command can list its options without importing faust."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.model.errors import ConfigError
+from streams.adapters.kafka.security import (
+    KafkaSecurity,
+    add_security_arguments,
+    security_from_args,
+)
+
+DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
+#: Fault injection for tests: SIGKILL the worker right after its N-th batch's outputs are
+#: acknowledged and before that batch's state is stored (the window a redelivery must handle).
+KILL_AFTER_OUTPUTS_ENV = "JACKPOT_KAFKA_KILL_AFTER_OUTPUTS"
+
+
+def default_bootstrap() -> str:
+    """``KAFKA_BOOTSTRAP`` or the address `scripts/kafka.sh` listens on."""
+    return os.environ.get("KAFKA_BOOTSTRAP") or DEFAULT_BOOTSTRAP
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """What a worker needs; every field but the timings has a command-line option (the security
+    settings also come from the environment, see `streams.adapters.kafka.security`)."""
+
+    bootstrap: str
+    prefix: str
+    config_path: Path
+    data_dir: Path
+    metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
+    batch: int = 500
+    session_timeout_s: float = 6.0
+    commit_interval_s: float = 1.0
+    loglevel: str = "warning"
+    security: KafkaSecurity = field(default_factory=KafkaSecurity)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The worker's command-line options."""
+    parser.add_argument("--bootstrap", default=default_bootstrap(), help="Kafka bootstrap servers")
+    parser.add_argument("--prefix", required=True, help="topic prefix (one deployment)")
+    parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path("var/kafka-worker"), help="faust data directory"
+    )
+    parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
+    parser.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address the metrics server binds"
+    )
+    parser.add_argument("--batch", type=int, default=500, help="records per batch at most")
+    parser.add_argument("--loglevel", default="warning", help="faust log level")
+    add_security_arguments(parser)
+
+
+def settings_from(args: argparse.Namespace) -> WorkerSettings:
+    """Settings from parsed options (the data directory gets the prefix appended); exits with
+    the reason when the security settings are incomplete or contradict each other."""
+    try:
+        security = security_from_args(args)
+    except ConfigError as exc:
+        raise SystemExit(f"jackpot kafka worker: {exc}") from exc
+    return WorkerSettings(
+        bootstrap=args.bootstrap,
+        prefix=args.prefix,
+        config_path=args.config,
+        data_dir=args.data_dir / args.prefix,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
+        batch=args.batch,
+        loglevel=args.loglevel,
+        security=security,
+    )

@@ -1,0 +1,208 @@
+"""The scale-out engine's topics, provisioned on purpose with confluent-kafka's AdminClient.
+
+Every name starts with a prefix (one deployment, or one test, per prefix). Partition counts,
+retention and compaction are chosen here, not left to broker defaults (``auto.create.topics`` would
+make one partition with the broker's 7-day retention):
+
+==========================  ===============  ===========  ==========================================
+topic                       key              retention    why
+==========================  ===============  ===========  ==========================================
+``<p>.table-events``        table_id         infinite     the raw input as received: the audit
+                                                          record; ordered per table (one writer
+                                                          per table: the round processor)
+``<p>.meter-claims``        meter_id         30 days      what the tables owe the meters; ordered
+                                                          per meter, which IS the meter's order;
+                                                          re-derivable from table-events
+``<p>.events``              table or meter   infinite     the controller's derived log (accepted
+                                                          table events, meter events, fixed and
+                                                          envy awards, rejections)
+``<p>.awards``              table_id         infinite     every award (progressive, fixed, envy)
+                                                          for the cage and the floor
+``<p>.dead-letter``         table_id         infinite     refused input: the raw record, the
+                                                          reason and where it came from
+``<p>.liveness``            table_id         compacted    when the round processor last heard each
+                                                          table (`streams.scaleout.liveness`); the
+                                                          broker's clock stamps each record
+``<p>-controller-rounds-    table_id         compacted    the round processor's state store
+changelog``                                               (faust table ``rounds``)
+``<p>-controller-meters-    meter_id         compacted    the meter processor's state store
+changelog``                                               (faust table ``meters``)
+==========================  ===============  ===========  ==========================================
+
+The changelogs have exactly as many partitions as their source topic (faust writes the state of a
+key to the partition its source record came from). Never change a partition count after records
+were written: a key would move to another partition and lose its order and its state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient
+
+# confluent_kafka.admin does not re-export NewTopic for type checkers; cimpl defines it.
+from confluent_kafka.cimpl import NewTopic
+
+from controller.model.errors import AdapterError, StoreUnavailable
+from streams.adapters.kafka.security import client_settings
+
+INFINITE = "-1"
+THIRTY_DAYS_MS = str(30 * 24 * 3600 * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicNames:
+    """The names of one deployment's topics, all under ``prefix``."""
+
+    prefix: str
+
+    @property
+    def table_events(self) -> str:
+        return f"{self.prefix}.table-events"
+
+    @property
+    def meter_claims(self) -> str:
+        return f"{self.prefix}.meter-claims"
+
+    @property
+    def events(self) -> str:
+        return f"{self.prefix}.events"
+
+    @property
+    def awards(self) -> str:
+        return f"{self.prefix}.awards"
+
+    @property
+    def dead_letter(self) -> str:
+        return f"{self.prefix}.dead-letter"
+
+    @property
+    def liveness(self) -> str:
+        return f"{self.prefix}.liveness"
+
+    @property
+    def app_id(self) -> str:
+        """The faust app id, which is also the consumer group id."""
+        return f"{self.prefix}-controller"
+
+    def changelog(self, table: str) -> str:
+        """faust's name for a table's changelog topic."""
+        return f"{self.app_id}-{table}-changelog"
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    """One topic as it must exist."""
+
+    name: str
+    partitions: int
+    config: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How many partitions each keyed stream gets, and the replication factor."""
+
+    table_partitions: int = 6
+    meter_partitions: int = 6
+    other_partitions: int = 6
+    replication: int = 1
+
+
+def _audit(replication: int) -> dict[str, str]:
+    """Append-only and kept forever: ``retention.ms`` and ``retention.bytes`` both -1."""
+    return {
+        "cleanup.policy": "delete",
+        "retention.ms": INFINITE,
+        "retention.bytes": INFINITE,
+        "min.insync.replicas": str(min(2, replication)),
+    }
+
+
+def _compacted(replication: int) -> dict[str, str]:
+    """A state store's changelog: the last value per key is the state."""
+    return {"cleanup.policy": "compact", "min.insync.replicas": str(min(2, replication))}
+
+
+def _liveness(replication: int) -> dict[str, str]:
+    """The last sign of life per table: compacted, stamped by the broker when the round processor
+    wrote it (one clock for every watcher, not the devices'), and rolled every ten minutes so
+    compaction keeps it about one record per table however often tables beat."""
+    return {
+        **_compacted(replication),
+        "message.timestamp.type": "LogAppendTime",
+        "segment.ms": str(10 * 60 * 1000),
+    }
+
+
+def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
+    """Every topic of a deployment with its partitions and settings (module docstring)."""
+    audit, compact = _audit(layout.replication), _compacted(layout.replication)
+    claims = {**audit, "retention.ms": THIRTY_DAYS_MS}
+    return (
+        TopicSpec(names.table_events, layout.table_partitions, audit),
+        TopicSpec(names.meter_claims, layout.meter_partitions, claims),
+        TopicSpec(names.events, layout.other_partitions, audit),
+        TopicSpec(names.awards, layout.other_partitions, audit),
+        TopicSpec(names.dead_letter, layout.other_partitions, audit),
+        TopicSpec(names.liveness, layout.table_partitions, _liveness(layout.replication)),
+        TopicSpec(names.changelog("rounds"), layout.table_partitions, compact),
+        TopicSpec(names.changelog("meters"), layout.meter_partitions, compact),
+    )
+
+
+def admin_client(bootstrap: str) -> AdminClient:
+    """An AdminClient that logs nothing on its own (errors come back as exceptions)."""
+    return AdminClient({"bootstrap.servers": bootstrap, **client_settings(), "log_level": 0})
+
+
+def provision(
+    bootstrap: str, specs: Sequence[TopicSpec], replication: int = 1, timeout: float = 30.0
+) -> list[str]:
+    """Create the topics that are missing; the names created. Idempotent.
+
+    A topic that exists with another partition count is an error (see the module docstring):
+    raise rather than run with keys in the wrong place.
+    """
+    admin = admin_client(bootstrap)
+    existing = partition_counts(bootstrap, [s.name for s in specs], timeout)
+    for spec in specs:
+        have = existing.get(spec.name)
+        if have is not None and have != spec.partitions:
+            msg = (
+                f"topic {spec.name} has {have} partitions, not {spec.partitions}: use another "
+                "prefix, or delete the topic if it holds nothing worth keeping"
+            )
+            raise AdapterError(msg)
+    missing = [s for s in specs if s.name not in existing]
+    if not missing:
+        return []
+    new = [NewTopic(s.name, s.partitions, replication, config=dict(s.config)) for s in missing]
+    futures = admin.create_topics(new, operation_timeout=timeout, request_timeout=timeout)
+    for name, future in futures.items():
+        try:
+            future.result()
+        except KafkaException as exc:
+            if exc.args[0].name() != "TOPIC_ALREADY_EXISTS":  # a concurrent provision won
+                msg = f"cannot create topic {name}: {exc}"
+                raise StoreUnavailable(msg) from exc
+    return [s.name for s in missing]
+
+
+def partition_counts(
+    bootstrap: str, topics: Sequence[str], timeout: float = 30.0
+) -> dict[str, int]:
+    """The partition count of each of ``topics`` that exists."""
+    admin = admin_client(bootstrap)
+    try:
+        metadata = admin.list_topics(timeout=timeout)
+    except KafkaException as exc:
+        msg = f"Kafka at {bootstrap} did not answer: {exc}"
+        raise StoreUnavailable(msg) from exc
+    return {
+        name: len(metadata.topics[name].partitions)
+        for name in topics
+        if name in metadata.topics and metadata.topics[name].error is None
+    }

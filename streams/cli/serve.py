@@ -1,0 +1,189 @@
+"""``jackpot serve``: the HTTP API (`streams.http.app`) over the embedded engine, with uvicorn.
+
+On start it restores the state from the newest good snapshot and the log's tail, and activates
+the configuration if it changed (a refused configuration stops it with exit code 2, before any
+port is opened). On SIGINT or SIGTERM uvicorn finishes the requests in flight; then a snapshot is
+saved so the next start replays little, and the log is closed (the process then ends by the signal,
+as uvicorn re-raises it: exit status 143 for SIGTERM).
+
+The default host is 127.0.0.1: /metrics, /healthz and /readyz have no authentication. Bind wider
+only behind a proxy or on a private network.
+
+At start it notes the table_device tokens not bound to tables (`streams.http.tokens`): each may post
+for any table, which is how older tokens files behave but not the recommended practice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from controller.model.errors import ConfigError, StoreUnavailable
+from streams.adapters.prometheus.sensor import MetricsSensor
+from streams.adapters.redis.playability_board import BoardPublisher
+from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
+from streams.adapters.sqlite import SqliteLog
+from streams.embedded.engine import EmbeddedController
+from streams.embedded.signage_feed import SignageFeed, run_flusher
+from streams.http.app import DEFAULT_MAX_BODY, create_app
+from streams.http.tokens import TokenStore
+
+
+def add_parser(sub: Any) -> None:
+    """Register the subcommand."""
+    parser = sub.add_parser("serve", help="serve the HTTP API over the embedded engine")
+    parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
+    parser.add_argument("--db", type=Path, default=Path("var/jackpot.db"), help="the event log")
+    parser.add_argument(
+        "--tokens", type=Path, default=Path("var/tokens.json"), help="API tokens (hashed)"
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
+    parser.add_argument("--snapshot-every", type=int, default=20_000, help="records per snapshot")
+    parser.add_argument(
+        "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
+    )
+    add_redis_arguments(
+        parser, "publish live meters to this Redis for signage (default $REDIS_URL; none if unset)"
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn's log level (info logs every request)",
+    )
+    parser.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    """Serve until stopped; exit 2 if the tokens, the log or the configuration is refused."""
+    try:
+        tokens = TokenStore.load(args.tokens)
+        config_text = args.config.read_text(encoding="utf-8")
+        log = SqliteLog(args.db)
+    except (ConfigError, OSError, StoreUnavailable) as exc:
+        print(f"jackpot serve: {exc}", file=sys.stderr)
+        return 2
+    try:
+        controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
+        started = controller.start(config_text, str(args.config), by="jackpot serve")
+        if started.status == "rejected":
+            print(f"jackpot serve: {args.config}: {started.reason}", file=sys.stderr)
+            return 2
+        sensor = MetricsSensor()
+        stop_signage = _start_signage(args, controller, sensor)
+        app = create_app(
+            controller,
+            tokens,
+            max_body_bytes=args.max_body_bytes,
+            log=log,
+            sensor=sensor,
+            on_shutdown=lambda: _stop(controller, log, stop_signage),
+        )
+        _announce(args, controller, tokens)
+        # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    finally:
+        log.close()
+    return 0
+
+
+def _start_signage(
+    args: argparse.Namespace, controller: EmbeddedController, sensor: MetricsSensor
+) -> threading.Event:
+    """With ``--redis``: every durable batch updates the signage read model; a Redis outage never
+    stops ingest (the feed keeps the meters dirty and a timer republishes them when it returns)."""
+    stop = threading.Event()
+    if not args.redis:
+        return stop
+    password = password_from(args.redis_password_file)
+    model = RedisReadModel(args.redis, prefix=args.redis_prefix, password=password)
+    feed = SignageFeed(model, lambda: controller.state, on_dirty=sensor.signage_dirty.set)
+    controller.subscribe(feed.listener)
+    feed.republish_all()
+    threading.Thread(target=run_flusher, args=(feed, stop), daemon=True, name="signage").start()
+    # Loss of communication for signs reading Redis: the board beside the meter hashes.
+    board = BoardPublisher(controller.liveness, lambda: controller.state.config, model)
+    threading.Thread(target=_tick_board, args=(board, stop), daemon=True, name="board").start()
+    return stop
+
+
+def _tick_board(board: BoardPublisher, stop: threading.Event) -> None:
+    """Publish playability every second until ``stop`` (a Redis outage is logged and retried)."""
+    while not stop.wait(1.0):
+        board.tick()
+
+
+def _stop(controller: EmbeddedController, log: SqliteLog, signage: threading.Event) -> None:
+    """After the last request: a snapshot, so the next start replays little; then close."""
+    signage.set()
+    controller.snapshot()
+    log.close()
+
+
+def _announce(args: argparse.Namespace, controller: EmbeddedController, tokens: TokenStore) -> None:
+    if controller.restore_note:
+        print(f"jackpot serve: {controller.restore_note}", file=sys.stderr)
+    if not tokens.names():
+        print(
+            f"jackpot serve: {args.tokens} holds no tokens; every /v1 call is refused",
+            file=sys.stderr,
+        )
+    if note := unbound_note(tokens):
+        print(f"jackpot serve: {note}", file=sys.stderr)
+    if not _is_loopback(args.host):
+        print("jackpot serve: not on loopback: /metrics has no authentication", file=sys.stderr)
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    base = f"http://{host}:{args.port}"
+    print(
+        f"jackpot serve: log {args.db} at position {controller.position}; listening on {base}\n"
+        f"  API      {base}/v1/meters  (POST {base}/v1/events)\n"
+        f"  OpenAPI  {base}/openapi.json\n"
+        f"  metrics  {base}/metrics\n"
+        f"  health   {base}/healthz  {base}/readyz",
+        flush=True,
+    )
+
+
+def unbound_note(tokens: TokenStore, shown: int = 5) -> str:
+    """One line naming the device tokens that may post for any table, or "" if every one is
+    bound. At most ``shown`` names: a floor of thousands of devices must not flood the log."""
+    names = tokens.unbound_devices()
+    if not names:
+        return ""
+    count = len(names)
+    listed = ", ".join(names[:shown]) + (f" and {count - shown} more" if count > shown else "")
+    are = "token is" if count == 1 else "tokens are"
+    return (
+        f"note: {count} table_device {are} not bound to tables (any table may be posted for): "
+        f"{listed}; bind them with jackpot token add --tables"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m streams.cli.serve --config ...``: the same as ``jackpot serve``."""
+    parser = argparse.ArgumentParser(prog="jackpot")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
+    result: int = args.handler(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

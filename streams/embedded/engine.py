@@ -1,0 +1,322 @@
+"""The embedded engine: one process, one durable log, state derived from it and nothing else.
+
+Ingest runs each table event through the schema check, the idempotency check and the core's
+`decide`; the whole batch's events are appended to the log in one atomic write, and only then does
+the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
+restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
+is ignored and the state rebuilt from the whole log.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Literal
+
+import msgspec
+
+from controller.codec import event_from_dict, event_to_dict
+from controller.floor import decide, evolve_many
+from controller.model.commands import ActivateConfig, OperatorCommand
+from controller.model.errors import CorruptSnapshot, InvalidEvent, RuleViolation
+from controller.model.events import Event, EventRejected
+from controller.model.state import FloorState
+from controller.model.table_events import TableEventBase
+from controller.snapshot import state_from_dict, state_to_dict
+from streams.door.fast_decode import validate_to_event
+from streams.liveness.tracker import (
+    HEARTBEAT_NOTED,
+    Heartbeat,
+    LivenessTracker,
+    unknown_table_reason,
+)
+from streams.ports import EventLog, LogRecord, SnapshotStore
+
+Status = Literal["accepted", "duplicate", "rejected"]
+Listener = Callable[[Sequence[Event]], None]
+#: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
+#: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
+Scope = Callable[[str], str]
+MAX_RAW_KEPT = 65_536
+FOLD_CHUNK = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one submitted event or command."""
+
+    event_id: str
+    status: Status
+    reason: str = ""
+
+
+def reused_id_reason(event_id: str) -> str:
+    """Why an event is refused whose id was accepted before for other content (both engines)."""
+    return (
+        f"event_id {event_id!r} was already accepted for a different event; "
+        "a retry must repeat the event exactly, a new event needs a new id"
+    )
+
+
+def utc_now() -> str:
+    """The wall clock as RFC 3339 (only the edge reads it; the core is given it)."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# One encoder for every record: `json.dumps` with options builds a new one per call. The bytes
+# are exactly `json.dumps(..., separators=(",", ":"), sort_keys=True)`'s (ASCII, \u escapes): a
+# retry of an event logged before is compared with its stored payload byte for byte.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
+def encode(event: Event) -> bytes:
+    """An event as the log stores it: compact, key-sorted JSON."""
+    return _ENCODER.encode(event_to_dict(event)).encode()
+
+
+def decode(payload: bytes) -> Event:
+    """The event a log payload holds. msgspec parses the JSON (untyped: 4x `json.loads` for the
+    parse alone, a small share of a record's replay); `event_from_dict` checks every field, as
+    it did after `json.loads`. A payload msgspec refuses is read by `json.loads` as before: the
+    encoder writes any string as \\u escapes, a lone surrogate too (a refused input's id may hold
+    one), and msgspec does not read that escape back."""
+    try:
+        raw = msgspec.json.decode(payload)
+    except msgspec.DecodeError:
+        raw = json.loads(payload)
+    if not isinstance(raw, dict):
+        msg = f"a log record holds a JSON {type(raw).__name__}, not an event object"
+        raise InvalidEvent(msg)
+    return event_from_dict(raw)
+
+
+def record_key(event: Event) -> str:
+    """The ordering key: the meter for meter events, the table for table events, else "floor"."""
+    meter_id = getattr(event, "meter_id", None)
+    table_id = getattr(event, "table_id", None)
+    return str(meter_id or table_id or "floor")
+
+
+def fold_log(
+    log: EventLog, state: FloorState | None = None, after: int = 0
+) -> tuple[FloorState, int]:
+    """State from the log alone (a clean replay, no snapshot) and the position it reflects.
+
+    Records are applied in chunks by `evolve_many` (one new state per chunk, not per record)."""
+    current, position = state or FloorState(), after
+    records = log.read(after=after)
+    while chunk := list(itertools.islice(records, FOLD_CHUNK)):
+        current = evolve_many(current, [decode(record.payload) for record in chunk])
+        position = chunk[-1].position
+    return current, position
+
+
+class EmbeddedController:
+    """The controller on one machine over an `EventLog` and a `SnapshotStore`."""
+
+    def __init__(
+        self,
+        log: EventLog,
+        snapshots: SnapshotStore,
+        *,
+        snapshot_every: int = 20_000,
+        clock: Callable[[], str] = utc_now,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._log = log
+        # Heartbeats and accepted events are signs of life; never logged, never in the state.
+        self.liveness = LivenessTracker(monotonic)
+        self._snapshots = snapshots
+        self._snapshot_every = snapshot_every
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._listeners: list[Listener] = []
+        self._state = FloorState()
+        self._position = 0
+        self._snapshot_position = 0
+        self.restore_note = ""
+
+    @property
+    def state(self) -> FloorState:
+        """The current state (immutable: safe to read from any thread)."""
+        return self._state
+
+    @property
+    def log(self) -> EventLog:
+        """The event log the state is derived from (read side: awards, log pages, reports)."""
+        return self._log
+
+    @property
+    def position(self) -> int:
+        """The log position the state reflects."""
+        return self._position
+
+    def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with each appended batch of events, after it is durable."""
+        self._listeners.append(listener)
+
+    def start(self, config_text: str, config_source: str, by: str = "system") -> Outcome:
+        """Restore from snapshot and log; activate the configuration if it is new."""
+        with self._lock:
+            self._restore()
+            current = self._state.config_event
+            if current is not None and current.text == config_text:
+                return Outcome("config", "duplicate", "configuration already active")
+            command = ActivateConfig(
+                command_id=f"config-{self._position + 1}",
+                source=config_source,
+                text=config_text,
+                by=by,
+                occurred_at=self._clock(),
+            )
+            return self.operate(command)
+
+    def _restore(self) -> None:
+        state, position = FloorState(), 0
+        try:
+            latest = self._snapshots.latest()
+            if latest is not None:
+                position, blob = latest
+                state = state_from_dict(json.loads(blob))
+        except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
+            self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
+            state, position = FloorState(), 0
+        state, position = fold_log(self._log, state, position)
+        self._state, self._position, self._snapshot_position = state, position, position
+
+    def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
+        """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
+
+        An item ``scope`` refuses for its table is dead-lettered with that reason, like any other
+        refused input, before it can be noted, de-duplicated or decided."""
+        with self._lock:
+            state, outcomes, batch, events = self._state, [], [], []
+            raws = list(raws)
+            seen: dict[str, bytes] = self._logged(raws)
+            heard: list[str] = []
+            for raw in raws:
+                outcome, produced, payload = self._one(state, raw, seen, heard, scope)
+                outcomes.append(outcome)
+                state = evolve_many(state, produced)
+                for index, event in enumerate(produced):
+                    dedupe = event.event_id if isinstance(event, TableEventBase) else ""
+                    encoded = payload if index == 0 and payload is not None else encode(event)
+                    batch.append(LogRecord(record_key(event), encoded, dedupe))
+                    events.append(event)
+            self._commit(state, batch, events)
+            self.liveness.heard(heard)  # after the append: a failed write raised before
+            return outcomes
+
+    def _logged(self, raws: list[object]) -> dict[str, bytes]:
+        """The payloads already in the log under the batch's event ids: one query per batch.
+
+        A raw event that validates carries its ``event_id`` as this string, so every id `_one`
+        checks was asked for (and the log's own dedupe refuses the append if one were missed)."""
+        ids = {
+            raw["event_id"]
+            for raw in raws
+            if isinstance(raw, dict) and isinstance(raw.get("event_id"), str)
+        }
+        return self._log.payloads_of(ids)
+
+    def _one(
+        self,
+        state: FloorState,
+        raw: object,
+        seen: dict[str, bytes],
+        heard: list[str],
+        scope: Scope | None,
+    ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
+        """The outcome, the events produced and, when accepted, the first event's (the table
+        event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
+        payloads of the batch's ids already logged (`_logged`) or accepted earlier in the batch;
+        ``heard`` gets the table of every heartbeat and every accepted (or repeated) event;
+        ``scope`` (`submit`) refuses items for tables the submitter may not post for."""
+        try:
+            command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
+        except RuleViolation as exc:
+            return (*self._dead_letter(raw, str(exc)), None)
+        refusal = scope(command.table_id) if scope is not None else ""
+        if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
+            return (*self._dead_letter(raw, refusal), None)
+        if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
+            reason = unknown_table_reason(state.config, command.table_id)
+            if reason:
+                return (*self._dead_letter(raw, reason), None)
+            heard.append(command.table_id)
+            return Outcome(command.event_id, "accepted", HEARTBEAT_NOTED), (), None
+        payload = encode(command)
+        earlier = seen.get(command.event_id)
+        if earlier == payload:
+            heard.append(command.table_id)
+            return Outcome(command.event_id, "duplicate", "already accepted"), (), None
+        if earlier is not None:
+            return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
+        produced = decide(state, command)
+        first = produced[0]
+        if isinstance(first, EventRejected):
+            return (*self._dead_letter(raw, first.reason, first), None)
+        seen[command.event_id] = payload
+        heard.append(command.table_id)
+        # An accepted table event is the first event it produces (`controller.floor.decide`).
+        reused = payload if first is command else None
+        return Outcome(command.event_id, "accepted"), produced, reused
+
+    def _dead_letter(
+        self, raw: object, reason: str, rejected: EventRejected | None = None
+    ) -> tuple[Outcome, tuple[Event, ...]]:
+        """A refused input is recorded with its reason and the raw input; it changes nothing."""
+        fields = raw if isinstance(raw, dict) else {}
+        text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True, default=str)
+        text = text[:MAX_RAW_KEPT]
+        event_id = str(fields.get("event_id", ""))[:128] or f"unidentified@{self._clock()}"
+        record = rejected or EventRejected(
+            event_id=event_id,
+            table_id=str(fields.get("table_id", ""))[:64],
+            event_type=str(fields.get("type", ""))[:64],
+            reason=reason,
+            occurred_at=self._clock(),
+        )
+        return Outcome(record.event_id, "rejected", reason), (replace(record, raw=text),)
+
+    def record_rejection(self, raw_text: str, reason: str) -> Outcome:
+        """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
+        with self._lock:
+            outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
+            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            self._commit(self._state, batch, list(produced))
+            return outcome
+
+    def operate(self, command: OperatorCommand) -> Outcome:
+        """Decide an operator command (configuration, correction, hit validation or payment)."""
+        with self._lock:
+            produced = decide(self._state, command)
+            state = evolve_many(self._state, produced)
+            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            self._commit(state, batch, list(produced))
+            first = produced[0]
+            if isinstance(first, EventRejected):
+                return Outcome(command.command_id, "rejected", first.reason)
+            return Outcome(command.command_id, "accepted")
+
+    def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
+        if not batch:
+            return
+        position = self._log.append(batch)  # raises before any state moves
+        self._state, self._position = state, position
+        for listener in self._listeners:
+            listener(events)
+        if position - self._snapshot_position >= self._snapshot_every:
+            self.snapshot()
+
+    def snapshot(self) -> None:
+        """Save the state at the current position."""
+        with self._lock:
+            blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
+            self._snapshots.save(self._position, blob)
+            self._snapshot_position = self._position
