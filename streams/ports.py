@@ -3,7 +3,7 @@
 Each port has an in-memory twin for tests (`streams.adapters.memory`) and one adapter per technology
 (`streams.adapters.sqlite` for the embedded engine; Kafka and Redis adapters for the scale-out
 engine).
-Contract tests written once (`tests/streams/log_contract.py`) run against every adapter.
+Contract tests written once (`tests/streams/adapters/log_contract.py`) run against every adapter.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ class StoredRecord:
 class EventLog(Protocol):
     """A durable, append-only log. State is only ever derived from it.
 
-    Guarantees every adapter must pass (`tests/streams/log_contract.py`): a batch is appended
+    Guarantees every adapter must pass (`tests/streams/adapters/log_contract.py`): a batch is
+    appended
     atomically (all or nothing); records read back in append order, so order per key holds; a
     ``dedupe_id`` is accepted once; what was appended survives a reopen.
     """

@@ -3,7 +3,8 @@
 Each event kind is a `msgspec.Struct`, a tagged union on ``type`` with unknown fields forbidden,
 and the schema's lengths, ranges, enums and patterns written as `Meta`, so that decoding a line
 checks most of the contract in C. `streams.door.fast_decode` adds what `Meta` cannot say and steps
-aside for anything it cannot vouch for; ``tests/streams/test_fast_decode.py`` checks each struct
+aside for anything it cannot vouch for; ``tests/streams/door/test_fast_decode.py`` checks each
+struct
 against the schema's fields, required ones and constraints.
 """
 

@@ -13,7 +13,7 @@ anything else (an error, a JSON escape, an integer written ``3.0``, an oversized
 aside and `streams.door.validation` decides, so a refusal carries exactly the readable reason it
 always
 did and the rare event the fast path is unsure of is still accepted when valid.
-``tests/streams/test_fast_decode.py`` checks the two against each other with Hypothesis.
+``tests/streams/door/test_fast_decode.py`` checks the two against each other with Hypothesis.
 
 Why the fast path refuses lines with a backslash: without one, every ``"`` in valid JSON delimits a
 string, so counting quotes counts the keys and string values exactly. A decoded struct keeps the

@@ -1,7 +1,7 @@
 """GET /openapi.json: the hand-written OpenAPI 3.1 description of every route `create_app` serves.
 
 Hand-written, not generated, so it says what the API promises rather than what the code happens
-to do; `tests/streams/test_http_api.py` checks that it names exactly the routes the app serves,
+to do; `tests/streams/http/test_api.py` checks that it names exactly the routes the app serves,
 and a fuzzer (schemathesis) checks the rest. Component schemas live in
 `streams.http.openapi_schemas`.
 """

@@ -11,7 +11,7 @@ differs: `kafka_dump` collects the whole topic and sorts, while `MeterFold` appl
 it arrives when it is the meter's next one, passes over one at or below the meter's ``seq`` (a
 redelivered input re-emits identical records, `streams.scaleout.records`) and holds one that comes
 early until the gap before it is filled. So its state is `kafka_dump`'s fold of what it has read
-(checked by ``tests/streams/test_kafka_signage.py``), kept in memory per meter, never per id.
+(checked by ``tests/streams/scaleout/test_signage.py``), kept in memory per meter, never per id.
 
 `Projector` adds what the engine's `serve --redis` wiring does (`streams.cli.serve`): the feed
 publishes after each batch, a Redis outage leaves meters dirty while the fold goes on, and a

@@ -32,7 +32,7 @@ from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
 from streams.embedded.engine import MAX_RAW_KEPT, fold_log
 from tests.hostile.corpus import CORPUS, Hostile
-from tests.streams.http_support import Api, auth, full_round, open_api
+from tests.streams.http.support import Api, auth, full_round, open_api
 
 POSTED_BY = "posted by tcp-1-device"
 _SURROGATE = (

@@ -41,7 +41,7 @@ from schemathesis.specs.openapi.checks import (
 from streams.embedded.engine import fold_log
 from streams.http.openapi import openapi_document
 from streams.http.tokens import Role
-from tests.streams.http_support import Api, auth, open_api
+from tests.streams.http.support import Api, auth, open_api
 
 #: A generated case, whatever its operation type (schemathesis' own checks take them all).
 AnyCase = Case[Any]

@@ -27,7 +27,7 @@ import pytest
 
 from streams.sim.post import PostStats, RetryingPoster, RetryPolicy
 from tests.integration.services import managed_service_env
-from tests.streams.http_support import ROOT
+from tests.streams.http.support import ROOT
 
 READY_SECONDS = 30.0  # a restart that takes longer is a hang, and fails the test
 PAUSE = 0.3  # the most a device waits between two batches, seconds

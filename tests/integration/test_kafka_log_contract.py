@@ -1,4 +1,4 @@
-"""The event-log contract (`tests/streams/log_contract.py`) on a real Kafka broker.
+"""The event-log contract (`tests/streams/adapters/log_contract.py`) on a real Kafka broker.
 
 `streams.adapters.kafka.log.KafkaLog` keeps the port's total order by using a single-partition
 topic and
@@ -18,7 +18,7 @@ from streams.adapters.memory import MemoryLog
 from streams.embedded.engine import EmbeddedController, fold_log
 from streams.ports import EventLog, LogRecord
 from tests.integration.services import require_kafka
-from tests.streams.log_contract import EventLogContract
+from tests.streams.adapters.log_contract import EventLogContract
 
 pytestmark = pytest.mark.integration
 

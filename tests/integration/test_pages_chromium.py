@@ -29,7 +29,7 @@ import pytest
 
 from streams.http.tokens import add_token
 from tests.integration.chromium import Browser, chromium, decode_png, png_size, require_chromium
-from tests.streams.http_support import AKQ_SPADES, CONFIG, ROOT, event, full_round
+from tests.streams.http.support import AKQ_SPADES, CONFIG, ROOT, event, full_round
 
 pytestmark = pytest.mark.integration
 

@@ -39,7 +39,7 @@ from tests.integration.test_pages_chromium import (
     serving,
     table_text,
 )
-from tests.streams.http_support import full_round
+from tests.streams.http.support import full_round
 
 pytestmark = pytest.mark.integration
 

@@ -33,7 +33,7 @@ from streams.embedded.signage_feed import SignageFeed, meter_fields
 from streams.ports import MeterReadModel
 from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.integration.services import in_ci, require_redis
-from tests.streams.read_model_contract import MeterReadModelContract
+from tests.streams.adapters.read_model_contract import MeterReadModelContract
 
 pytestmark = pytest.mark.integration
 

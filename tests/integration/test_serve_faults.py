@@ -46,8 +46,8 @@ from streams.embedded.signage_feed import meter_fields
 from streams.http.tokens import add_token
 from tests.integration.serve_faults_support import Device, FaultRun, ManagedRedis, Service
 from tests.integration.services import require_redis
-from tests.streams.http_support import CONFIG
-from tests.streams.test_serve_cmd import free_port
+from tests.streams.cli.test_serve import free_port
+from tests.streams.http.support import CONFIG
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -13,8 +13,8 @@ import pytest
 from streams.adapters.redis.read_model import RedisReadModel
 from streams.http.tokens import add_token
 from tests.integration.services import require_redis
-from tests.streams.http_support import AKQ_SPADES, full_round
-from tests.streams.test_serve_cmd import serving
+from tests.streams.cli.test_serve import serving
+from tests.streams.http.support import AKQ_SPADES, full_round
 
 
 @pytest.mark.integration

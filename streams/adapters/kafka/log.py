@@ -1,6 +1,7 @@
 """`streams.ports.EventLog` on one Kafka topic: the embedded engine's durable log, on a broker.
 
-The port promises a *total* append order across keys (`tests/streams/log_contract.py` reads back
+The port promises a *total* append order across keys (`tests/streams/adapters/log_contract.py`
+reads back
 ``a0 a1 a2 b0 b1`` across two keys), so this adapter uses a **single-partition** topic; the
 scale-out topics (`streams.adapters.kafka.topics`) are multi-partition and ordered per key only.
 

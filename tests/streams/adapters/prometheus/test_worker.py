@@ -1,0 +1,79 @@
+"""The worker's metrics: every name the alert rules and the dashboard read is exported by the code
+(the embedded engine's `MetricsSensor` or the worker's `WorkerMetrics`), and the worker's own
+figures count what a batch did."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, generate_latest
+
+from streams.adapters.prometheus.sensor import MetricsSensor
+from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.scaleout.records import Output
+from tests.integration.test_deploy_config import (
+    BUILTIN,
+    dashboard_queries,
+    metric_names,
+    promql_of,
+    recorded,
+    rules,
+)
+
+DEPLOY = Path(__file__).resolve().parents[4] / "deploy"
+_SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
+
+
+def exported(registry: CollectorRegistry) -> set[str]:
+    """The series names a registry exports, whether or not a labelled child exists yet."""
+    names: set[str] = set()
+    for family in registry.collect():
+        names.update(family.name + suffix for suffix in _SUFFIXES.get(family.type, ("",)))
+    return names
+
+
+def code_names() -> set[str]:
+    return exported(MetricsSensor().registry) | exported(WorkerMetrics().registry)
+
+
+def test_every_metric_an_alert_rule_reads_is_exported_by_the_code() -> None:
+    used = {name for rule in rules() for name in metric_names(rule["expr"])}
+    missing = sorted(used - code_names() - recorded() - BUILTIN)
+    assert not missing, f"alerts.yml reads metrics no code exports: {missing}"
+
+
+def test_every_metric_the_dashboard_reads_is_exported_by_the_code() -> None:
+    dashboard = json.loads((DEPLOY / "grafana" / "dashboard.json").read_text(encoding="utf-8"))
+    used = {n for q in dashboard_queries(dashboard) for n in metric_names(promql_of(q))}
+    missing = sorted(used - code_names() - recorded() - BUILTIN)
+    assert not missing, f"dashboard.json reads metrics no code exports: {missing}"
+
+
+def test_the_worker_exports_what_the_worker_alerts_read() -> None:
+    # JackpotWorkerStuck and JackpotConsumerLagHigh are about workers: the worker must export
+    # their inputs itself, not rely on the API process.
+    worker = exported(WorkerMetrics().registry)
+    assert {"jackpot_consumer_lag", "jackpot_last_event_timestamp_seconds"} <= worker
+    assert "jackpot_processing_seconds_bucket" in worker
+    assert not [name for name in worker if name.startswith("jackpot_kafka_")]
+
+
+def test_a_batch_is_counted_and_lag_is_read_at_scrape_time() -> None:
+    metrics = WorkerMetrics()
+    lags = [("p.table-events", 0, 7), ("p.table-events", 3, 0)]
+    metrics.lag.sources.append(lambda: lags)
+    award = Output("p.awards", "t1", b'{"type":"fixed_awarded","x":1}', "e1#0")
+    event = Output("p.events", "t1", b'{"type":"wager_placed"}', "e1")
+    metrics.record("round", ["accepted", "accepted", "rejected"], [event, award], 0.02)
+    text = generate_latest(metrics.registry).decode()
+    assert 'jackpot_inputs_total{outcome="accepted",processor="round"} 2.0' in text
+    assert 'jackpot_inputs_total{outcome="rejected",processor="round"} 1.0' in text
+    assert 'jackpot_outputs_total{processor="round"} 2.0' in text
+    assert 'jackpot_awards_total{kind="fixed"} 1.0' in text
+    assert 'jackpot_awards_total{kind="progressive"} 0.0' in text
+    assert 'jackpot_processing_seconds_count{processor="round"} 1.0' in text
+    assert 'jackpot_consumer_lag{partition="0",topic="p.table-events"} 7.0' in text
+    lags[0] = ("p.table-events", 0, 2)  # the next scrape sees the new figure
+    text = generate_latest(metrics.registry).decode()
+    assert 'jackpot_consumer_lag{partition="0",topic="p.table-events"} 2.0' in text
