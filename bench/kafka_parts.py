@@ -3,12 +3,15 @@ without joining a group, one timed child process, a provisioned deployment, and 
 loop, which runs as a child process of its own:
 ``python -m bench.kafka_parts plain-loop --bootstrap B --source T --target T2 --count N --group G``.
 
-The reference: a plain confluent-kafka loop that consumes the table-events topic in its own
+The references: a plain confluent-kafka loop that consumes the table-events topic in its own
 consumer group and produces every record unchanged (same key) to ``<prefix>.plain-out``, with the
 engine's producer settings (`streams.adapters.kafka.sink.producer_config`: idempotent,
-``acks=all``); like
-the worker it waits for every acknowledgement of a batch (up to 500 records) and then commits,
-batch by batch.
+``acks=all``), batch by batch (up to 500 records, as the worker's ``--batch``): with
+``--transactional`` each batch is one transaction holding its records and its consumed offsets
+(`streams.adapters.kafka.transactions.transactional_producer`, the worker's producer settings:
+the goal's reference); without, it waits for every acknowledgement and then commits.
+
+Progress is read with `Tail` (``read_committed``, counting records, not offsets).
 """
 
 from __future__ import annotations
@@ -24,12 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Message, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from bench.common import EXAMPLE_CONFIG, REPO
 from streams.adapters.kafka.sink import producer_config
 from streams.adapters.kafka.topics import Layout, TopicNames, TopicSpec, provision, topic_specs
+from streams.adapters.kafka.transactions import transactional_producer
 from streams.cli.kafka import activate
 from streams.scaleout.ingest import TableEventProducer
 
@@ -57,47 +61,40 @@ def bootstrap_or_reason() -> tuple[str | None, str]:
     return bootstrap, ""
 
 
-class Watermarks:
-    """A topic's offsets and record timestamps, read without joining a group."""
+class Tail:
+    """A topic's new records as a ``read_committed`` reader sees them, counted as they come,
+    without joining a group: transaction markers take offsets too, so high watermarks would
+    over-count a transactional writer's output; aborted records are not counted either."""
 
-    def __init__(self, bootstrap: str) -> None:
+    def __init__(self, bootstrap: str, topic: str, partitions: int) -> None:
         self._consumer = Consumer(
             {
                 "bootstrap.servers": bootstrap,
-                "group.id": f"bench-watermarks-{uuid.uuid4()}",
+                "group.id": f"bench-tail-{uuid.uuid4()}",
                 "enable.auto.commit": False,
+                "isolation.level": "read_committed",
                 "log_level": 3,
             }
         )
-
-    def highs(self, topic: str, partitions: int) -> list[int]:
-        """Each partition's high watermark, as the broker reports now."""
-        return [
-            self._consumer.get_watermark_offsets(
-                TopicPartition(topic, partition), timeout=10.0, cached=False
-            )[1]
-            for partition in range(partitions)
+        ends = [
+            self._consumer.get_watermark_offsets(TopicPartition(topic, p), 10.0, cached=False)[1]
+            for p in range(partitions)
         ]
+        self._consumer.assign([TopicPartition(topic, p, end) for p, end in enumerate(ends)])
+        self.count = 0
+        self.first: float | None = None
+        self.last: float | None = None
 
-    def timestamp(self, topic: str, partition: int, offset: int) -> float:
-        """The CreateTime (s) of one record: stamped by the producer when it produced it."""
-        self._consumer.assign([TopicPartition(topic, partition, offset)])
-        deadline = time.monotonic() + 30.0
-        while time.monotonic() < deadline:
-            message = self._consumer.poll(0.5)
-            if message is not None and message.error() is None and message.offset() == offset:
-                return message.timestamp()[1] / 1000.0
-        msg = f"{topic}[{partition}]@{offset}: not readable"
-        raise RuntimeError(msg)
-
-    def span(self, topic: str, before: Sequence[int], after: Sequence[int]) -> tuple[float, float]:
-        """The first new record's timestamp and the last one's (s since the epoch)."""
-        firsts, lasts = [], []
-        for partition, (low, high) in enumerate(zip(before, after, strict=True)):
-            if high > low:
-                firsts.append(self.timestamp(topic, partition, low))
-                lasts.append(self.timestamp(topic, partition, high - 1))
-        return min(firsts), max(lasts)
+    def poll(self) -> int:
+        """Read what arrived; the records counted so far."""
+        for message in self._consumer.consume(10_000, POLL_S):
+            if message.error() is not None:
+                continue
+            self.count += 1
+            stamp = message.timestamp()[1] / 1000.0  # CreateTime: when the child produced it
+            self.first = stamp if self.first is None else min(self.first, stamp)
+            self.last = stamp if self.last is None else max(self.last, stamp)
+        return self.count
 
     def close(self) -> None:
         """Leave nothing open."""
@@ -120,15 +117,15 @@ class Timing:
 def time_child(
     command: list[str],
     log_path: Path,
-    marks: Watermarks,
+    bootstrap: str,
     topic: str,
     *,
     target: int,
     cwd: Path = REPO,
 ) -> Timing:
-    """Spawn ``command`` in ``cwd``, poll ``topic`` until it holds ``target`` more records than
-    at spawn, then stop the child (SIGTERM; not timed)."""
-    before = marks.highs(topic, PARTITIONS)
+    """Spawn ``command`` in ``cwd``, read ``topic`` (`Tail`) until it holds ``target`` more
+    records than at spawn, then stop the child (SIGTERM; not timed)."""
+    tail = Tail(bootstrap, topic, PARTITIONS)
     cpu_at_first: float | None = None
     with log_path.open("wb") as log:
         started, spawned = time.perf_counter(), time.time()
@@ -137,8 +134,7 @@ def time_child(
         )
     try:
         while True:
-            after = marks.highs(topic, PARTITIONS)
-            count = sum(after) - sum(before)
+            count = tail.poll()
             now = time.perf_counter()
             if count and cpu_at_first is None:
                 cpu_at_first = cpu_seconds(process.pid)
@@ -152,11 +148,11 @@ def time_child(
                 )
                 raise RuntimeError(msg)
             if process.poll() not in (None, 0):
-                tail = log_path.read_text(errors="replace")[-2000:]
-                msg = f"{command[2]} exited with {process.returncode}:\n{tail}"
+                text = log_path.read_text(errors="replace")[-2000:]
+                msg = f"{command[2]} exited with {process.returncode}:\n{text}"
                 raise RuntimeError(msg)
-            time.sleep(POLL_S)
     finally:
+        tail.close()
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
             try:
@@ -164,7 +160,7 @@ def time_child(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=30)
-    first, last = marks.span(topic, before, after)
+    first, last = tail.first or 0.0, tail.last or 0.0
     cpu = None
     if cpu_at_first is not None and cpu_at_last is not None:
         cpu = cpu_at_last - cpu_at_first
@@ -195,6 +191,7 @@ class Deployment:
         self.specs: tuple[TopicSpec, ...] = (
             *topic_specs(self.names, layout),
             TopicSpec(self.plain_out, 6, topic_specs(self.names, layout)[0].config),
+            TopicSpec(f"{self.plain_out}-2", 6, topic_specs(self.names, layout)[0].config),
         )
         created = provision(bootstrap, self.specs)
         activate(bootstrap, self.names, EXAMPLE_CONFIG, first=self.names.events in created)
@@ -218,9 +215,13 @@ class Deployment:
                     future.result()
 
 
-def plain_loop(bootstrap: str, source: str, target: str, count: int, group: str) -> int:
+def plain_loop(
+    bootstrap: str, source: str, target: str, count: int, group: str, *, transactional: bool
+) -> int:
     """The reference: consume ``count`` records of ``source`` and produce each unchanged to
-    ``target``; per batch, wait for every acknowledgement, then commit."""
+    ``target``, per batch of up to `PLAIN_BATCH`: transactional, one transaction holding the
+    batch's records and its consumed offsets (what the worker does, minus deciding); else wait
+    for every acknowledgement, then commit."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -231,28 +232,43 @@ def plain_loop(bootstrap: str, source: str, target: str, count: int, group: str)
             "log_level": 3,
         }
     )
-    producer = Producer(producer_config(bootstrap, "bench-plain-loop"))
+    if transactional:
+        producer = transactional_producer(bootstrap, f"{group}-tx")
+    else:
+        producer = Producer(producer_config(bootstrap, "bench-plain-loop"))
     consumer.subscribe([source])
     done = 0
     try:
         while done < count:
-            batch = consumer.consume(num_messages=PLAIN_BATCH, timeout=0.1)
-            records = [m for m in batch if m.error() is None]
-            for message in records:
-                while True:
-                    try:
-                        producer.produce(target, key=message.key(), value=message.value())
-                        break
-                    except BufferError:
-                        producer.poll(0.01)
-            if records:
+            records = [m for m in consumer.consume(PLAIN_BATCH, 0.1) if m.error() is None]
+            if not records:
+                continue
+            if transactional:
+                producer.begin_transaction()
+            _copy(producer, target, records)
+            if transactional:
+                offsets = consumer.position(consumer.assignment())
+                metadata = consumer.consumer_group_metadata()
+                producer.send_offsets_to_transaction(offsets, metadata, 30.0)
+                producer.commit_transaction(30.0)
+            else:
                 if producer.flush(60.0):
                     return 1
                 consumer.commit(asynchronous=False)
-                done += len(records)
+            done += len(records)
     finally:
         consumer.close()
     return 0
+
+
+def _copy(producer: Producer, target: str, records: list[Message]) -> None:
+    for message in records:
+        while True:
+            try:
+                producer.produce(target, key=message.key(), value=message.value())
+                break
+            except BufferError:
+                producer.poll(0.01)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -264,8 +280,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", required=True)
     parser.add_argument("--count", type=int, required=True)
     parser.add_argument("--group", required=True)
+    parser.add_argument("--transactional", action="store_true")
     args = parser.parse_args(argv)
-    return plain_loop(args.bootstrap, args.source, args.target, args.count, args.group)
+    return plain_loop(
+        args.bootstrap,
+        args.source,
+        args.target,
+        args.count,
+        args.group,
+        transactional=args.transactional,
+    )
 
 
 if __name__ == "__main__":

@@ -6,15 +6,12 @@
     jackpot kafka worker    --prefix floor1 --config FLOOR.toml    # run under a supervisor
     jackpot kafka ingest    --prefix floor1 EVENTS.jsonl           # idempotent producer
     jackpot kafka dump      --prefix floor1 --config FLOOR.toml    # meters, awards, rejected
-<<<<<<< HEAD
     jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
     jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
-=======
     jackpot kafka grant     --prefix floor1 --role worker --principal User:NAME   # ACLs
->>>>>>> wt-acls
 
-``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). faust is imported only
-by ``worker``, so the other subcommands start fast and stay free of its warnings.
+``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). The worker is a
+transactional confluent-kafka loop (`streams.scaleout.worker`), imported only by ``worker``.
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ def add_parser(sub: Any) -> None:
     ingest.add_argument("--no-resume", action="store_true", help="do not skip ids on the topic")
     ingest.add_argument("events", type=Path, help="table events, one JSON object per line")
     ingest.set_defaults(handler=handle_ingest)
-    worker = kafka.add_parser("worker", help="run the round and meter processors (faust)")
+    worker = kafka.add_parser("worker", help="run the round and meter processors (transactional)")
     add_arguments(worker)
     worker.set_defaults(handler=handle_worker)
     dump = kafka.add_parser("dump", help="meters, awards and rejections from the topics")
@@ -149,8 +146,8 @@ def handle_ingest(args: argparse.Namespace) -> int:
 
 
 def handle_worker(args: argparse.Namespace) -> int:
-    """Run a worker (imports faust only now)."""
-    from streams.scaleout import worker as kafka_worker  # noqa: PLC0415  # faust stays out of the other commands
+    """Run a worker (imported only now: the other subcommands start fast)."""
+    from streams.scaleout import worker as kafka_worker  # noqa: PLC0415
 
     return kafka_worker.run(settings_from(args))
 

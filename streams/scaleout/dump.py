@@ -40,9 +40,9 @@ from streams.adapters.kafka.read import as_bytes, header, partitions_of, read_to
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import TopicNames
 from streams.embedded.engine import decode
-from streams.scaleout.batch import is_reserved
 from streams.scaleout.meters import meter_record_from_bytes
 from streams.scaleout.records import DEDUPE_HEADER
+from streams.scaleout.store import is_reserved
 
 
 @dataclass

@@ -1,180 +1,172 @@
-"""The scale-out worker: a faust-streaming app running the round and the meter processor.
+"""The scale-out worker: the round processor (by table) and the meter processor (by meter) as
+one transactional consume -> decide -> produce loop on confluent-kafka (`streams.scaleout.txloop`).
 
 Run it as ``jackpot kafka worker`` or ``python -m streams.scaleout.worker`` (same options) under a
-supervisor that restarts it (systemd ``Restart=always``, a Kubernetes Deployment): it is
-crash-only. Any number of workers share one prefix; the consumer group spreads the partitions.
+supervisor that restarts it (systemd ``Restart=always``, a Kubernetes Deployment). Any number of
+workers share one prefix; the consumer group ``<prefix>-controller`` spreads the partitions of
+both source topics (cooperative-sticky) and each partition's state moves with it through its
+compacted changelog.
 
-Effectively-once without faust's ``exactly_once`` (experimental, open duplicate bugs) and with
-agent concurrency 1. Each agent pulls events without auto-acknowledgement and, per batch (full,
-or nothing more waiting in its queue):
+Exactly-once by the broker's transactions (KIP-98 with KIP-447's group metadata, what Kafka
+Streams' ``exactly_once_v2`` does): a batch's outputs, state records and consumed offsets
+commit together or not at all. A fenced or failed transaction aborts its batch; the worker then
+drops its consumer, producer and state and rejoins, restoring from the changelogs
+(`RETRIES` times in a row at most, then it exits 70 for its supervisor). An invariant violation
+(a bug) ends the process at once. SIGTERM or SIGINT: the batch in progress is finished, the group
+left, and the process exits within seconds.
 
-1. puts back any records faust skipped (`streams.scaleout.batch`: checked against the stored
-   progress, read from Kafka directly);
-2. decides every record with the pure processors (`streams.scaleout.rounds`,
-`streams.scaleout.meters`),
-   reading state from the faust table and the batch's own earlier results;
-3. produces the outputs with an idempotent producer and waits for every acknowledgement
-   (`streams.adapters.kafka.sink`);
-4. stores each touched key's state record, then the partition's progress (next offset), in the
-   faust table, waiting until the changelog writes are acknowledged (each to the partition its
-   input came from);
-5. commits that progress itself and acknowledges the events to faust.
-
-So whatever a crash interrupts, state is never ahead of outputs and committed offsets are never
-ahead of state. What a redelivery repeats is recognised by the offset stamped in each state
-record, by event ids (device retries) and by the meter watermarks (claims a restarted round
-processor emits again); what reaches the output topics twice carries the same dedupe id
-(`streams.scaleout.records`). A failed batch ends the process at once (``os._exit``) so that nothing
-runs on with state that lacks it; a stop (SIGTERM) abandons the batch in progress, whose records
-are redelivered.
-
-Known limit: a worker stalled longer than the session timeout while still alive can, in a narrow
-window, land a state write after the partition's new owner wrote a newer one (faust's
-transactional mode would fence it). State writes for partitions revoked mid-batch are dropped
-(``jackpot_stale_writes_total``), which narrows the window to the final acknowledgement.
+The worker logs ``assigned``, ``ready`` (state restored), ``revoked``, ``lost`` and ``fenced``.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import signal
 import sys
+import time
+import uuid
 from collections.abc import Sequence
+from types import FrameType
 from typing import Any
-
-import faust
 
 from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import activate, check_access
-from streams.adapters.kafka.settings import WorkerSettings, add_arguments, settings_from
-from streams.adapters.kafka.sink import OutputSink
+from streams.adapters.kafka.settings import (
+    KILL_AFTER_OUTPUTS_ENV,
+    WorkerSettings,
+    add_arguments,
+    settings_from,
+)
 from streams.adapters.kafka.topics import TopicNames, partition_counts
+from streams.adapters.kafka.transactions import group_consumer, transactional_producer
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.scaleout.meters import (
-    MeterProcessor,
-    MeterRecord,
-    meter_record_from_bytes,
-    meter_record_to_bytes,
-)
-from streams.scaleout.rounds import (
-    RoundProcessor,
-    TableRecord,
-    table_record_from_bytes,
-    table_record_to_bytes,
-)
-from streams.scaleout.stage import Stage
+from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
+from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.store import Lane
+from streams.scaleout.txloop import Fenced, TxLoop
+
+LOG = logging.getLogger("jackpot.kafka.worker")
+RETRIES = 5
+EXIT_FAILED = 70
 
 
-def raw_schema() -> Any:
-    """Keys and values as bytes, untouched (the processors do their own JSON).
-
-    A new instance per topic: a faust Schema shared with a table silently stops records reaching
-    the agent (while faust still acknowledges them).
-    """
-    return faust.Schema(
-        key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw"
-    )
-
-
-def build_app(settings: WorkerSettings) -> faust.App:
-    """The faust app with both agents and their tables (topics must be provisioned)."""
+def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
+    """The round and the meter lane of the floor configuration (topics must be provisioned)."""
     names = TopicNames(settings.prefix)
     config = load_floor_config(settings.config_path.read_text("utf-8"), str(settings.config_path))
-    needed = [names.table_events, names.meter_claims, names.liveness]
-    counts = partition_counts(settings.bootstrap, needed)
-    if len(counts) != len(needed):  # provisioning is idempotent: it adds what a new version needs
+    needed = [names.table_events, names.meter_claims, names.changelog("rounds")]
+    needed += [names.changelog("meters"), names.liveness]
+    if len(partition_counts(settings.bootstrap, needed)) != len(needed):
         msg = f"topics of prefix {settings.prefix!r} are missing: run `jackpot kafka provision`"
-        raise SystemExit(msg)
-    app = _app(settings, names)
-    wiring = Wiring(app, settings, OutputSink(settings.bootstrap, f"{names.app_id}-out"))
-    if settings.metrics_port:
-        wiring.metrics.serve(settings.metrics_port, settings.metrics_host)
-    wiring.add(
-        Stage[TableRecord],
-        ("round", "rounds", names.table_events, counts[names.table_events]),
+        raise SystemExit(f"jackpot kafka worker: {msg}")
+    round_lane: Lane[Any] = Lane(
+        "round",
+        names.table_events,
+        names.changelog("rounds"),
         RoundProcessor(config, names).process,
-        (table_record_to_bytes, table_record_from_bytes),
+        table_record_to_bytes,
+        table_record_from_bytes,
     )
-    wiring.add(
-        Stage[MeterRecord],
-        ("meter", "meters", names.meter_claims, counts[names.meter_claims]),
+    meter_lane: Lane[Any] = Lane(
+        "meter",
+        names.meter_claims,
+        names.changelog("meters"),
         MeterProcessor(config, names).process,
-        (meter_record_to_bytes, meter_record_from_bytes),
+        meter_record_to_bytes,
+        meter_record_from_bytes,
     )
-    return app
+    return [round_lane, meter_lane]
 
 
-class Wiring:
-    """Builds each processor's table, stage and agent on one app, sharing sink and metrics."""
+class Worker:
+    """Builds loops and rebuilds them after a failed batch, until stopped."""
 
-    def __init__(self, app: faust.App, settings: WorkerSettings, sink: OutputSink) -> None:
-        self.app, self.settings, self.sink = app, settings, sink
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.settings = settings
+        self.lanes = lanes(settings)
         self.metrics = WorkerMetrics()
+        self.stopping = False
+        app_id = TopicNames(settings.prefix).app_id
+        slot = settings.transactional_id or uuid.uuid4().hex[:12]
+        self.transactional_id = f"{app_id}-{slot}"  # the worker role's ACLs allow <p>-controller-*
+        self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
 
-    def add(
-        self, kind: Any, names: tuple[str, str, str, int], process: Any, codec: tuple[Any, Any]
-    ) -> None:
-        """``names``: (processor, table, source topic, partitions)."""
-        processor, table_name, topic_name, partitions = names
-        # key_type/value_type bytes, not a schema: faust picks the changelog serializers from
-        # them (with a schema alone, recovery would decode the changelog as JSON)
-        table = self.app.Table(table_name, key_type=bytes, value_type=bytes, partitions=partitions)
-        stage = kind(
-            name=processor,
-            topic=topic_name,
-            app=self.app,
-            table=table,
-            process=process,
-            codec=codec,
-            sink=self.sink,
-            metrics=self.metrics,
-            bootstrap=self.settings.bootstrap,
+    def stop(self, signum: int, frame: FrameType | None) -> None:
+        """The signal handler: finish the batch in progress, then leave."""
+        LOG.info("stopping (signal %d)", signum)
+        self.stopping = True
+
+    def run(self) -> int:
+        """Serve until stopped; the exit code."""
+        failures = 0
+        while not self.stopping:
+            try:
+                self._serve_once()
+            except Fenced as exc:
+                LOG.warning("%s; rejoining with state restored from the changelogs", exc)
+            except StoreUnavailable as exc:
+                LOG.error("%s; rejoining with state restored from the changelogs", exc)
+            else:
+                return 0
+            failures += 1
+            if failures >= RETRIES:
+                LOG.error("%d failed batches in a row; exiting for the supervisor", failures)
+                return EXIT_FAILED
+            time.sleep(min(5.0, 0.5 * failures))
+        return 0
+
+    def _serve_once(self) -> None:
+        """One consumer and producer until stopped (returns) or a batch fails (raises)."""
+        s = self.settings
+        producer = transactional_producer(s.bootstrap, self.transactional_id)
+        group = TopicNames(s.prefix).app_id
+        timeout_ms = int(s.session_timeout_s * 1000)
+        consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
+        loop = TxLoop(
+            s.bootstrap,
+            consumer,
+            producer,
+            self.lanes,
+            self.metrics,
+            batch=s.batch,
+            kill_after=self._kill_after,
         )
-        self.metrics.lag.sources.append(stage.lag)
-        batch = self.settings.batch
-
-        async def body(stream: Any) -> None:
-            await stage.consume(stream, batch)
-
-        body.__name__ = body.__qualname__ = f"{processor}_processor"
-        topic = self.app.topic(topic_name, schema=raw_schema())
-        self.app.agent(topic, name=f"{processor}-processor", concurrency=1, sink=None)(body)
-
-
-def _app(settings: WorkerSettings, names: TopicNames) -> faust.App:
-    return faust.App(
-        names.app_id,
-        broker=f"kafka://{settings.bootstrap}",
-        broker_credentials=settings.security.faust_credentials(),
-        store="memory://",
-        datadir=str(settings.data_dir),
-        web_enabled=False,
-        topic_replication_factor=1,
-        topic_allow_declare=True,
-        table_standby_replicas=0,
-        stream_wait_empty=False,
-        consumer_auto_offset_reset="earliest",
-        broker_commit_interval=settings.commit_interval_s,
-        broker_session_timeout=settings.session_timeout_s,
-        broker_heartbeat_interval=1.0,
-        producer_acks=-1,
-    )
+        self.metrics.lag.sources[:] = [loop.lag]
+        try:
+            loop.subscribe()
+            loop.run(lambda: self.stopping)
+        finally:
+            loop.abandon()
+            loop.close()
+            consumer.close()  # leaves the group (revokes: state dropped)
+            producer.flush(5.0)
 
 
 def run(settings: WorkerSettings) -> int:
     """Run a worker until it is stopped (SIGTERM/SIGINT); the exit code. Its security settings
-    become the process's (the confluent clients next to faust read them), after a check that the
-    broker accepts them: a wrong password ends the worker with the reason, not in a retry loop."""
+    become the process's, after a check that the broker accepts them: a wrong password ends the
+    worker with the reason, not in a retry loop."""
+    logging.basicConfig(
+        level=settings.loglevel.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
     try:
         check_access(settings.bootstrap, settings.security)
     except StoreUnavailable as exc:
         raise SystemExit(f"jackpot kafka worker: {exc}") from exc
     activate(settings.security)
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    app = build_app(settings)
-    worker = faust.Worker(app, loglevel=settings.loglevel, quiet=True)
-    worker.execute_from_commandline()  # exits the process itself (sys.exit)
-    return 0  # pragma: no cover - execute_from_commandline does not return
+    worker = Worker(settings)
+    if settings.metrics_port:
+        worker.metrics.serve(settings.metrics_port, settings.metrics_host)
+    signal.signal(signal.SIGTERM, worker.stop)
+    signal.signal(signal.SIGINT, worker.stop)
+    LOG.info("worker %s starting on %s", worker.transactional_id, settings.bootstrap)
+    code = worker.run()
+    LOG.info("worker %s stopped", worker.transactional_id)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:

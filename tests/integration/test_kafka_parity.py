@@ -1,5 +1,8 @@
 """Parity: one simulated stream through the embedded reference and the Kafka engine.
 
+The worker is the transactional one (`streams.scaleout.txloop`); every reader here reads
+``read_committed``.
+
 - **Exact** (table-events on one partition, so Kafka's order is the file's order): meters,
   awards and rejection reasons equal ``jackpot replay`` to the cent, and the workers' stored meter
   state equals a fold of the events topic.
@@ -114,12 +117,14 @@ class Worker:
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
-    def start(self, env: dict[str, str] | None = None) -> None:
+    def start(self, env: dict[str, str] | None = None, slot: str = "w0") -> None:
+        """Start the worker of ``slot``: a restart in the same slot reuses its transactional id,
+        so its predecessor's open transaction is aborted at once (as under a StatefulSet)."""
         self.starts += 1
         log = (self.folder / f"worker-{self.starts}.log").open("wb")
         command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", self.bootstrap]
         command += ["--prefix", self.names.prefix, "--config", str(CONFIG)]
-        command += ["--data-dir", str(self.folder / "data"), "--loglevel", "warning"]
+        command += ["--loglevel", "info", "--slot", slot]
         self.process = subprocess.Popen(
             command,
             cwd=REPO,

@@ -132,8 +132,8 @@ class SaslWorker(Worker):
         self.folder.mkdir()
         self.env = env
 
-    def start(self, env: dict[str, str] | None = None) -> None:
-        super().start({**self.env, **(env or {})})
+    def start(self, env: dict[str, str] | None = None, slot: str = "w0") -> None:
+        super().start({**self.env, **(env or {})}, slot)
 
 
 def jackpot(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

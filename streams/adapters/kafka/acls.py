@@ -11,9 +11,10 @@ role       may (for prefix ``<p>``)
 device     write ``<p>.table-events`` (and ``<p>.dead-letter``: ingest puts an oversize line
            there); nothing else, not even read its own topic (``ingest --no-resume``)
 worker     read ``<p>.table-events`` and ``<p>.meter-claims``; write ``<p>.meter-claims``,
-           ``.events``, ``.awards``, ``.dead-letter``, ``.liveness``; read, write and create its
-           faust topics (``<p>-controller-*``: changelogs, the assignor's leader topic); group
-           ``<p>-controller``; reader groups (the gap repair reads records directly)
+           ``.events``, ``.awards``, ``.dead-letter``, ``.liveness``; read and write its two
+           changelogs (``<p>-controller-rounds-changelog``, ``-meters-``); group
+           ``<p>-controller``; transactional ids ``<p>-controller-*`` (one per worker);
+           reader groups (a partition's state is restored by reading its changelog directly)
 signage    read ``<p>.events`` and ``<p>.liveness``; groups ``<p>-signage*``
 reader     read every ``<p>.*`` topic and the meters and rounds changelogs (dump, replay, audit,
            ``ingest``'s resume); reader groups ``jackpot-reader-*``
@@ -53,7 +54,7 @@ ROLES = ("device", "worker", "signage", "reader")
 #: The group prefix of `streams.adapters.kafka.read.reader` (shared by every deployment: see the
 #: docstring).
 READER_GROUP_PREFIX = "jackpot-reader-"
-TOPIC, GROUP = "TOPIC", "GROUP"
+TOPIC, GROUP, TRANSACTIONAL_ID = "TOPIC", "GROUP", "TRANSACTIONAL_ID"
 NO_AUTHORIZER = (
     "Kafka at {bootstrap} has no authorizer, so ACLs mean nothing there: start it with SASL "
     "(scripts/kafka.sh with KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT) or set authorizer.class.name"
@@ -66,7 +67,7 @@ LITERAL, PREFIXED = "LITERAL", "PREFIXED"
 class Grant:
     """One allowed operation on one resource (or every resource with a name prefix)."""
 
-    resource: str  # TOPIC or GROUP
+    resource: str  # TOPIC, GROUP or TRANSACTIONAL_ID
     name: str
     pattern: str  # LITERAL or PREFIXED
     operation: str  # an AclOperation name: READ, WRITE, DESCRIBE, CREATE
@@ -110,16 +111,19 @@ def role_grants(names: TopicNames, role: str) -> tuple[Grant, ...]:
 
 
 def _worker_grants(names: TopicNames) -> list[Grant]:
-    """The faust worker: its inputs, its outputs, and faust's own topics and group."""
+    """The transactional worker: its inputs, its outputs, its changelogs, its group and its
+    transactional ids (`streams.scaleout.worker`: ``<p>-controller-<slot or random>``)."""
     grants = _topic(names.table_events, "READ", "DESCRIBE")
     grants += _topic(names.meter_claims, "READ", "WRITE", "DESCRIBE")
     for output in (names.events, names.awards, names.dead_letter, names.liveness):
         grants += _topic(output, "WRITE", "DESCRIBE")
-    # faust declares (creates if missing) its changelogs and its assignor's leader topic
-    faust_topics = f"{names.app_id}-"
-    grants += _topic(faust_topics, "READ", "WRITE", "DESCRIBE", "CREATE", pattern=PREFIXED)
+    for table in ("rounds", "meters"):  # provisioned: the worker creates no topic
+        grants += _topic(names.changelog(table), "READ", "WRITE", "DESCRIBE")
     grants += _group(names.app_id, "READ")
     grants += _group(READER_GROUP_PREFIX, "READ", pattern=PREFIXED)
+    grants += [
+        Grant(TRANSACTIONAL_ID, f"{names.app_id}-", PREFIXED, op) for op in ("WRITE", "DESCRIBE")
+    ]
     return grants
 
 
@@ -214,7 +218,7 @@ def grant(bootstrap: str, principal: str, grants: Iterable[Grant]) -> tuple[Gran
 
 
 def belongs_to(grant: Grant, prefix: str) -> bool:
-    """Whether ``grant`` is about deployment ``prefix``: its topics, faust's, its groups."""
+    """Whether ``grant`` is about deployment ``prefix``: its topics, groups, transactional ids."""
     return grant.name.startswith((f"{prefix}.", f"{prefix}-"))
 
 

@@ -1,5 +1,5 @@
 """The worker's settings and command-line options, kept apart from `streams.scaleout.worker` so the
-``jackpot`` command can list its options without importing faust."""
+``jackpot`` command can list its options without building a worker."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from streams.adapters.kafka.security import (
 
 DEFAULT_BOOTSTRAP = "127.0.0.1:19092"
 #: Fault injection for tests: SIGKILL the worker right after its N-th batch's outputs are
-#: acknowledged and before that batch's state is stored (the window a redelivery must handle).
+#: produced (flushed to the broker) and before its transaction commits: the batch must vanish.
 KILL_AFTER_OUTPUTS_ENV = "JACKPOT_KAFKA_KILL_AFTER_OUTPUTS"
 
 
@@ -40,7 +40,8 @@ class WorkerSettings:
     batch: int = 500
     session_timeout_s: float = 6.0
     commit_interval_s: float = 1.0
-    loglevel: str = "warning"
+    loglevel: str = "info"
+    transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
 
 
@@ -50,14 +51,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--prefix", required=True, help="topic prefix (one deployment)")
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
     parser.add_argument(
-        "--data-dir", type=Path, default=Path("var/kafka-worker"), help="faust data directory"
+        "--data-dir",
+        type=Path,
+        default=Path("var/kafka-worker"),
+        help="unused: state is kept in memory and restored from the changelogs (kept for old "
+        "command lines)",
     )
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument(
         "--metrics-host", default="127.0.0.1", help="address the metrics server binds"
     )
     parser.add_argument("--batch", type=int, default=500, help="records per batch at most")
-    parser.add_argument("--loglevel", default="warning", help="faust log level")
+    parser.add_argument(
+        "--session-timeout",
+        type=float,
+        default=6.0,
+        help="seconds without a heartbeat before the group gives this worker's partitions away",
+    )
+    parser.add_argument(
+        "--slot",
+        dest="transactional_id",
+        default=os.environ.get("JACKPOT_KAFKA_WORKER_SLOT", ""),
+        help="this worker's name among its deployment's, giving the transactional.id "
+        "<prefix>-controller-SLOT (default: random per process); a stable one per supervised "
+        "slot (a StatefulSet pod name) lets a restarted worker abort its predecessor's open "
+        "transaction at once instead of after the transaction timeout; never run two workers "
+        "in one slot",
+    )
+    parser.add_argument("--loglevel", default="info", help="log level (info shows rebalances)")
     add_security_arguments(parser)
 
 
@@ -76,6 +97,8 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         batch=args.batch,
+        session_timeout_s=args.session_timeout,
         loglevel=args.loglevel,
+        transactional_id=args.transactional_id,
         security=security,
     )

@@ -3,7 +3,7 @@
 A batch that raises ends the worker, and its restart is handed the same record again: a record
 that makes the round processor raise stops every table of its partition for good. Found by
 ``tests/integration/test_kafka_hostile.py``; here the same records go through the pure processor
-(and the stage's state lookup) without Kafka, and every output must be producible: a key that
+(and the loop's state lookup) without Kafka, and every output must be producible: a key that
 encodes as UTF-8 and stays short, and a record well under the broker's 1 MiB limit.
 """
 
@@ -18,10 +18,10 @@ import pytest
 from controller.config.floor import load_floor_config
 from controller.model.errors import InvalidEvent
 from streams.adapters.kafka.topics import TopicNames
-from streams.scaleout.batch import progress_key
 from streams.scaleout.ingest import TableEventProducer
 from streams.scaleout.records import Output, SourcePos, op_from_bytes
-from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes
+from streams.scaleout.rounds import RoundProcessor
+from streams.scaleout.store import PartitionState, progress_key
 from tests.hostile.corpus import by_name
 
 CONFIG = Path(__file__).resolve().parents[3] / "examples" / "pa-three-card-poker.toml"
@@ -89,28 +89,13 @@ def test_a_valid_event_under_another_key_is_refused(key: str | None) -> None:
     _producible(outputs)
 
 
-class _Table:
-    def __init__(self, data: dict[bytes, bytes]) -> None:
-        self.data = data
-
-
 def test_a_record_keyed_like_a_progress_mark_is_not_read_as_a_table_state() -> None:
-    """The stage looks a record's key up in its state table before the processor sees it; under
-    a reserved key it found the stored progress (b"123") and failed to decode it as a table."""
-    from streams.scaleout.stage import Stage  # noqa: PLC0415 - faust is slow to import
-
-    stage = Stage[Any](
-        name="round",
-        topic=NAMES.table_events,
-        app=cast(Any, None),
-        table=_Table({progress_key(0): b"123"}),
-        process=cast(Any, None),
-        codec=(cast(Any, None), table_record_from_bytes),
-        sink=cast(Any, None),
-        metrics=cast(Any, None),
-        bootstrap="",
-    )
-    assert stage._load(progress_key(0)) is None  # the lookup is what broke
+    """The loop looks a record's key up in its partition's state before the processor sees it;
+    under a reserved key the faust-era stage found the stored progress (b"123") and failed to
+    decode it as a table. Reserved keys have no state."""
+    state = PartitionState[Any](records={progress_key(0): cast(Any, b"123")}, progress=123)
+    assert state.get(progress_key(0)) is None
+    assert state.get(None) is None
 
 
 def test_a_deeply_nested_meter_claim_is_invalid_not_a_crash() -> None:

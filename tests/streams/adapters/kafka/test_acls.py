@@ -48,7 +48,7 @@ def test_a_device_may_only_write_table_events_and_dead_letters() -> None:
     }
 
 
-def test_the_worker_reads_its_inputs_writes_its_outputs_and_owns_faust_topics() -> None:
+def test_the_worker_reads_its_inputs_writes_its_outputs_its_state_and_its_transactions() -> None:
     assert rows("worker") == {
         topic("floor1.table-events", "READ"),
         topic("floor1.table-events", "DESCRIBE"),
@@ -63,12 +63,16 @@ def test_the_worker_reads_its_inputs_writes_its_outputs_and_owns_faust_topics() 
         topic("floor1.dead-letter", "DESCRIBE"),
         topic("floor1.liveness", "WRITE"),
         topic("floor1.liveness", "DESCRIBE"),
-        ("TOPIC", "floor1-controller-", "PREFIXED", "READ"),
-        ("TOPIC", "floor1-controller-", "PREFIXED", "WRITE"),
-        ("TOPIC", "floor1-controller-", "PREFIXED", "DESCRIBE"),
-        ("TOPIC", "floor1-controller-", "PREFIXED", "CREATE"),  # faust's assignor topic
-        ("GROUP", "floor1-controller", "LITERAL", "READ"),
-        ("GROUP", "jackpot-reader-", "PREFIXED", "READ"),  # gap repair reads directly
+        topic("floor1-controller-rounds-changelog", "READ"),  # restored on assignment
+        topic("floor1-controller-rounds-changelog", "WRITE"),  # in each batch's transaction
+        topic("floor1-controller-rounds-changelog", "DESCRIBE"),
+        topic("floor1-controller-meters-changelog", "READ"),
+        topic("floor1-controller-meters-changelog", "WRITE"),
+        topic("floor1-controller-meters-changelog", "DESCRIBE"),
+        ("GROUP", "floor1-controller", "LITERAL", "READ"),  # also send_offsets_to_transaction
+        ("GROUP", "jackpot-reader-", "PREFIXED", "READ"),  # the changelog restore reads directly
+        ("TRANSACTIONAL_ID", "floor1-controller-", "PREFIXED", "WRITE"),  # KIP-98 producer
+        ("TRANSACTIONAL_ID", "floor1-controller-", "PREFIXED", "DESCRIBE"),
     }
 
 
@@ -114,7 +118,10 @@ def test_only_the_worker_may_write_meter_claims_events_awards_and_liveness(role:
 def test_no_role_may_do_more_than_read_write_describe_or_create(role: str) -> None:
     for g in role_grants(NAMES, role):
         assert g.operation in {"READ", "WRITE", "DESCRIBE", "CREATE"}
-        assert g.resource in {"TOPIC", "GROUP"}  # never the cluster: no ACL or user admin
+        # never the cluster: no ACL or user admin; transactional ids only for the worker
+        assert g.resource in (
+            {"TOPIC", "GROUP"} | ({"TRANSACTIONAL_ID"} if role == "worker" else set())
+        )
     assert all(
         belongs_to(g, "floor1") or g.name == "jackpot-reader-" for g in role_grants(NAMES, role)
     )

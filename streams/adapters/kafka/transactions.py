@@ -1,0 +1,95 @@
+"""The money path's Kafka clients: a transactional producer and a ``read_committed`` group
+consumer whose offsets travel inside the producer's transactions (KIP-98, KIP-447).
+
+- The producer has a ``transactional.id`` of its own per worker process; KIP-447 fences by the
+  consumer group's generation, not by the id, so ids need not follow partitions. A producer that
+  is rebuilt after a fatal error keeps the id: ``init_transactions`` then aborts whatever its
+  predecessor left open at once instead of after ``transaction.timeout.ms``.
+- ``transaction.timeout.ms`` bounds how long an abandoned transaction (a killed or stopped worker)
+  holds back ``read_committed`` readers of the partitions it wrote: the coordinator aborts it then.
+- The consumer reads ``read_committed``, never commits by itself, and rebalances
+  cooperative-sticky (only the partitions that move are revoked).
+
+`fencing` tells a fenced worker (a zombie: its group generation or producer epoch is stale) from
+other failures, so the log can say which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+
+from streams.adapters.kafka.security import client_settings
+from streams.adapters.kafka.sink import producer_config
+
+TRANSACTION_TIMEOUT_MS = 10_000
+FENCING_CODES = frozenset(
+    {
+        KafkaError._FENCED,
+        KafkaError.PRODUCER_FENCED,
+        KafkaError.INVALID_PRODUCER_EPOCH,
+        KafkaError.INVALID_PRODUCER_ID_MAPPING,
+        KafkaError.ILLEGAL_GENERATION,
+        KafkaError.UNKNOWN_MEMBER_ID,
+        KafkaError.FENCED_INSTANCE_ID,
+    }
+)
+Rebalance = Callable[[Consumer, list[Any]], None]
+
+
+def transactional_producer(bootstrap: str, transactional_id: str) -> Producer:
+    """An idempotent producer with ``transactional.id`` (transactions initialised)."""
+    producer = Producer(
+        {
+            **producer_config(bootstrap, transactional_id),
+            "transactional.id": transactional_id,
+            "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS,
+        }
+    )
+    producer.init_transactions(30.0)
+    return producer
+
+
+def group_consumer(
+    bootstrap: str, group: str, session_timeout_ms: int, client_id: str = "jackpot-worker"
+) -> Consumer:
+    """A ``read_committed`` member of ``group`` that never commits by itself; ``client_id``
+    names it in the group's description (``kafka-consumer-groups --describe``)."""
+    return Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            **client_settings(),
+            "client.id": client_id,
+            "group.id": group,
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            "partition.assignment.strategy": "cooperative-sticky",
+            "session.timeout.ms": session_timeout_ms,
+            "heartbeat.interval.ms": max(100, session_timeout_ms // 6),
+            "max.poll.interval.ms": max(60_000, 6 * TRANSACTION_TIMEOUT_MS),
+            "log_level": 3,
+        }
+    )
+
+
+def fencing(exc: BaseException) -> KafkaError | None:
+    """The Kafka error of ``exc`` if it says this worker was fenced (a newer member owns its
+    partitions, or a newer producer its transactional id), else None."""
+    if not isinstance(exc, KafkaException) or not exc.args:
+        return None
+    error = exc.args[0]
+    if isinstance(error, KafkaError) and error.code() in FENCING_CODES:
+        return error
+    return None
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for a client failure (the Kafka error's own words when it has one)."""
+    if isinstance(exc, KafkaException) and exc.args and isinstance(exc.args[0], KafkaError):
+        error: KafkaError = exc.args[0]
+        return f"{error.name()}: {error.str()}"
+    return f"{type(exc).__name__}: {exc}"

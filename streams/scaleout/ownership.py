@@ -1,0 +1,160 @@
+"""Which source partitions a worker owns, and their state: the cooperative-sticky rebalance
+callbacks of `streams.scaleout.txloop`.
+
+**Assigned.** Before a partition is consumed its state is restored from the lane's changelog
+(`streams.scaleout.store.restore`, ``read_committed``) and checked against the group's committed
+offset, which is fetched first: with ``read_committed`` librdkafka asks for *stable* offsets, so
+the fetch waits while a previous owner's transaction that carries offsets for it is still open
+(committed or aborted by the coordinator). The progress mark in the changelog is written in the
+same transaction as that offset, so the two must agree; if the changelog is behind (its
+transaction marker can land a moment after the offset's) the restore is read again, for up to
+`AGREE_TIMEOUT_S`. The partition is then consumed from its progress mark: the state and the
+position always match. Should they disagree for good (offsets moved by an operator, or expired),
+the mark wins and the worker says so: records after it are processed again and re-emit their
+outputs under the same dedupe ids (`streams.scaleout.records`), which readers fold once.
+
+**Revoked / lost.** The loop's open transaction, if any, is aborted first (`TxLoop.abandon`), then
+the partitions' state is dropped; the new owner restores it from the changelog.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
+
+from controller.model.errors import StoreUnavailable
+from streams.scaleout.store import Lane, PartitionState, restore
+
+LOG = logging.getLogger("jackpot.kafka.worker")
+COMMITTED_TIMEOUT_S = 30.0
+COMMITTED_TRIES = 4
+AGREE_TIMEOUT_S = 5.0
+Where = tuple[str, int]
+
+
+def described(partitions: Iterable[TopicPartition]) -> str:
+    """``topic[0, 2, 5]`` per topic, for the log."""
+    by_topic: dict[str, list[int]] = {}
+    for tp in partitions:
+        by_topic.setdefault(tp.topic, []).append(tp.partition)
+    return " ".join(f"{t}{sorted(ps)}" for t, ps in sorted(by_topic.items()))
+
+
+class Ownership:
+    """The owned partitions' state, kept in step with the group's assignment."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        consumer: Consumer,
+        lanes: dict[str, Lane[Any]],
+        on_revoke: Callable[[], None],
+    ) -> None:
+        self._bootstrap, self._consumer, self._lanes = bootstrap, consumer, lanes
+        self._on_revoke = on_revoke
+        self.states: dict[Where, PartitionState[Any]] = {}
+
+    def subscribe(self) -> None:
+        """Join the group on every lane's source topic."""
+        self._consumer.subscribe(
+            list(self._lanes), on_assign=self._assigned, on_revoke=self._revoked, on_lost=self._lost
+        )
+
+    def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        if not partitions:
+            return
+        LOG.info("assigned %s", described(partitions))
+        started = time.monotonic()
+        positions = self._take(partitions)
+        consumer.incremental_assign(positions)
+        keys = sum(len(self.states[(tp.topic, tp.partition)].records) for tp in positions)
+        took = time.monotonic() - started
+        LOG.info("ready %s: %d key(s) restored in %.2fs", described(positions), keys, took)
+
+    def _take(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
+        committed = self._committed(partitions)
+        by_topic: dict[str, list[int]] = {}
+        for tp in partitions:
+            by_topic.setdefault(tp.topic, []).append(tp.partition)
+        positions = []
+        for topic, parts in by_topic.items():
+            states = self._restore_agreeing(self._lanes[topic], parts, committed)
+            for part, state in states.items():
+                self.states[(topic, part)] = state
+                start = self._start((topic, part), state, committed.get((topic, part)))
+                positions.append(TopicPartition(topic, part, start))
+        return positions
+
+    def _committed(self, partitions: list[TopicPartition]) -> dict[Where, int]:
+        """The group's committed offsets (stable: a pending transactional commit is waited for)."""
+        asked = [TopicPartition(tp.topic, tp.partition) for tp in partitions]
+        for attempt in range(COMMITTED_TRIES):
+            try:
+                got = self._consumer.committed(asked, timeout=COMMITTED_TIMEOUT_S)
+                return {(tp.topic, tp.partition): tp.offset for tp in got if tp.offset >= 0}
+            except KafkaException as exc:
+                if attempt == COMMITTED_TRIES - 1:
+                    msg = f"committed offsets of {described(asked)} not readable: {exc}"
+                    raise StoreUnavailable(msg) from exc
+                LOG.warning("committed offsets not readable yet (%s); retrying", exc)
+        raise AssertionError  # pragma: no cover - the loop returns or raises
+
+    def _restore_agreeing(
+        self, lane: Lane[Any], parts: list[int], committed: dict[Where, int]
+    ) -> dict[int, PartitionState[Any]]:
+        """The partitions' state, read again while a changelog is behind its committed offset
+        (for at most `AGREE_TIMEOUT_S`)."""
+        states = restore(self._bootstrap, lane, parts)
+        deadline = time.monotonic() + AGREE_TIMEOUT_S
+        while time.monotonic() < deadline:
+            behind = [p for p, s in states.items() if _behind(s, committed.get((lane.source, p)))]
+            if not behind:
+                break
+            time.sleep(0.2)
+            states.update(restore(self._bootstrap, lane, behind))
+        return states
+
+    def _start(self, where: Where, state: PartitionState[Any], committed: int | None) -> int:
+        """Where to consume from: the progress mark (see the module docstring)."""
+        if state.progress is not None:
+            if committed is not None and committed != state.progress:
+                LOG.warning(
+                    "%s[%d]: committed offset %d but the state reflects %d: resuming at %d",
+                    *where,
+                    committed,
+                    state.progress,
+                    state.progress,
+                )
+            return state.progress
+        if committed is not None:
+            LOG.warning(
+                "%s[%d]: committed offset %d but no state progress: processing from the start",
+                *where,
+                committed,
+            )
+        return OFFSET_BEGINNING
+
+    def _revoked(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self._drop(partitions)
+        if partitions:
+            LOG.info("revoked %s", described(partitions))
+
+    def _lost(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
+        self._drop(partitions)
+        if partitions:
+            LOG.warning(
+                "lost %s (session timed out; a newer owner may have them)", described(partitions)
+            )
+
+    def _drop(self, partitions: list[TopicPartition]) -> None:
+        self._on_revoke()  # no transaction stays open across a revoke
+        for tp in partitions:
+            self.states.pop((tp.topic, tp.partition), None)
+
+
+def _behind(state: PartitionState[Any], committed: int | None) -> bool:
+    return committed is not None and (state.progress is None or state.progress < committed)

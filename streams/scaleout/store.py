@@ -1,0 +1,94 @@
+"""The worker's state: per source partition, in memory, restored from its compacted changelog.
+
+A processor ("lane") reads one source topic and keeps one record per key (a table, a meter). The
+records of source partition ``p`` live in partition ``p`` of the lane's changelog, written in the
+same transaction as the outputs and the consumed offsets they reflect
+(`streams.scaleout.txloop`), so a ``read_committed`` read of the changelog gives exactly the
+state after the last committed batch: never a half batch, never a fenced zombie's writes.
+
+Next to the records, each changelog partition holds one reserved key (`progress_key`, a NUL byte
+first: no table or meter id starts with one) whose value is the next source offset the state
+reflects. It is written in the same transaction as the consumer offsets, so after a restore the
+two must agree; `streams.scaleout.txloop` checks it before it takes the partition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from confluent_kafka import Consumer
+
+from streams.adapters.kafka.read import as_bytes, read_partitions, reader
+from streams.scaleout.records import Processed, SourcePos
+
+R = TypeVar("R")
+#: Seconds a changelog read may see no record before it gives up (the broker is away).
+RESTORE_TIMEOUT_S = 60.0
+
+
+def progress_key(partition: int) -> bytes:
+    """The reserved state key holding the next source offset of ``partition``."""
+    return b"\x00next:%d" % partition
+
+
+def is_reserved(key: bytes | str) -> bool:
+    """Whether a state key is a reserved one (not a table or meter)."""
+    return key[:1] in (b"\x00", "\x00")
+
+
+@dataclass(frozen=True, slots=True)
+class Lane(Generic[R]):
+    """One processor: its name (a metrics label), source topic, changelog topic, the pure step
+    (`streams.scaleout.rounds`, `streams.scaleout.meters`) and its state record codec."""
+
+    name: str
+    source: str
+    changelog: str
+    process: Callable[[R | None, str | None, bytes, SourcePos], Processed[R]]
+    to_bytes: Callable[[R], bytes]
+    from_bytes: Callable[[bytes], R]
+
+
+@dataclass(slots=True)
+class PartitionState(Generic[R]):
+    """The records of one source partition and the next source offset they reflect (None: the
+    changelog has no progress mark, the partition was never processed)."""
+
+    records: dict[bytes, R] = field(default_factory=dict)
+    progress: int | None = None
+
+    def get(self, key: bytes | None) -> R | None:
+        """The key's record; None for no key or a reserved one (a rogue record keyed like a
+        progress mark must be refused by the processor, not decoded as state)."""
+        if key is None or is_reserved(key):
+            return None
+        return self.records.get(key)
+
+
+def restore(
+    bootstrap: str, lane: Lane[Any], partitions: Iterable[int], timeout: float = RESTORE_TIMEOUT_S
+) -> dict[int, PartitionState[Any]]:
+    """The state of each of ``partitions`` read from the lane's changelog (``read_committed``,
+    from the beginning to its end as of now; the last value of a key wins, a tombstone deletes)."""
+    states: dict[int, PartitionState[Any]] = {p: PartitionState() for p in partitions}
+    if not states:
+        return states
+    consumer: Consumer = reader(bootstrap)
+    try:
+        starts: dict[int, int | None] = dict.fromkeys(states)
+        for message in read_partitions(consumer, lane.changelog, starts, timeout):
+            state = states[message.partition() or 0]
+            key, value = as_bytes(message.key()), message.value()
+            if key == progress_key(message.partition() or 0):
+                state.progress = None if value is None else int(as_bytes(value))
+            elif is_reserved(key):
+                continue
+            elif value is None:
+                state.records.pop(key, None)
+            else:
+                state.records[key] = lane.from_bytes(as_bytes(value))
+    finally:
+        consumer.close()
+    return states

@@ -1,0 +1,271 @@
+"""The money path's loop: consume -> decide -> produce, one Kafka transaction per batch.
+
+Per batch (up to ``--batch`` records from any owned partition of either source topic):
+
+1. decide every record with its lane's pure processor (`streams.scaleout.rounds` by table,
+   `streams.scaleout.meters` by meter), reading state from memory and the batch's own results;
+2. in ONE transaction: the outputs, each touched key's new state record and each source
+   partition's progress mark on the lane's compacted changelog (partition = source partition),
+   and the consumed offsets with the group's metadata (``send_offsets_to_transaction``, KIP-447);
+3. commit it; only then does the in-memory state take the batch's records.
+
+So outputs, state and offsets are durable together or not at all, and ``read_committed``
+readers (the meter lane itself, signage, dump, reconcile) never see an aborted batch. A zombie
+(a worker stalled past its session timeout whose partitions moved on) is fenced by the broker:
+its offset commit carries a stale group generation, or its producer epoch was bumped when the
+coordinator aborted its overdue transaction; either way the transaction fails, nothing of it
+becomes visible, and `Fenced` tells the worker to rebuild from the changelogs.
+
+Rebalances are cooperative (`streams.scaleout.ownership`): the loop calls ``consume`` only
+between transactions, so when a revoke callback runs no transaction is open; the callback checks
+it anyway and aborts one that is (`TxLoop.abandon`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.read import as_bytes, reader
+from streams.adapters.kafka.transactions import error_text, fencing
+from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.scaleout.ownership import Ownership
+from streams.scaleout.records import DEDUPE_HEADER, Output, SourcePos, coalesced
+from streams.scaleout.store import Lane, is_reserved, progress_key
+
+LOG = logging.getLogger("jackpot.kafka.worker")
+TXN_S = 30.0
+COMMIT_TRIES = 3
+
+
+class Fenced(StoreUnavailable):
+    """The broker refused this worker's transaction because another member (or producer) now
+    owns what it wrote: nothing of the batch is visible; rebuild from the changelogs."""
+
+
+@dataclass(slots=True)
+class Batch:
+    """One decided batch, not yet committed."""
+
+    started: float
+    states: dict[tuple[str, int], dict[bytes, Any]] = field(default_factory=dict)
+    progress: dict[tuple[str, int], int] = field(default_factory=dict)
+    outputs: dict[str, list[Output]] = field(default_factory=dict)
+    outcomes: dict[str, list[str]] = field(default_factory=dict)
+    records: int = 0
+
+
+class TxLoop:
+    """One consumer, one transactional producer, the lanes' state in memory (module docstring)."""
+
+    def __init__(
+        self,
+        bootstrap: str,
+        consumer: Consumer,
+        producer: Producer,
+        lanes: Sequence[Lane[Any]],
+        metrics: WorkerMetrics,
+        *,
+        batch: int = 500,
+        kill_after: int = 0,
+    ) -> None:
+        self._consumer, self._producer, self._metrics = consumer, producer, metrics
+        self._lanes = {lane.source: lane for lane in lanes}
+        self._batch, self._kill_after, self._batches = batch, kill_after, 0
+        self.in_transaction = False
+        self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
+        self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
+        metrics.lag.sources.append(self.lag)
+
+    def subscribe(self) -> None:
+        """Join the group on every lane's source topic."""
+        self.owned.subscribe()
+
+    def step(self, timeout: float) -> int:
+        """Consume one batch and commit it in one transaction (or, idle, move the committed
+        offsets past transaction markers); the records processed."""
+        messages = self._consumer.consume(self._batch, timeout)
+        records = [m for m in messages if self._usable(m)]
+        if not records:
+            self._idle()
+            return 0
+        batch = self._decide(records)
+        self._transact(batch)
+        return len(records)
+
+    def _usable(self, message: Message) -> bool:
+        """A record of an owned partition (errors logged; fatal ones raise)."""
+        error = message.error()
+        if error is not None:
+            if error.fatal():
+                raise KafkaException(error)
+            if error.code() != KafkaError._PARTITION_EOF:
+                LOG.warning("consumer: %s", error.str())
+            return False
+        return (message.topic() or "", message.partition() or 0) in self.owned.states
+
+    def _decide(self, records: list[Message]) -> Batch:
+        batch = Batch(time.monotonic(), records=len(records))
+        for message in records:
+            topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
+            lane, state = self._lanes[topic], self.owned.states[(topic, part)]
+            pending = batch.states.setdefault((topic, part), {})
+            key = message.key()
+            key_bytes = None if key is None else as_bytes(key)
+            record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
+            text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
+            pos = SourcePos(topic, part, offset or 0, message.timestamp()[1])
+            result = lane.process(record, text_key, as_bytes(message.value()), pos)
+            batch.outcomes.setdefault(lane.name, []).append(result.outcome)
+            batch.outputs.setdefault(lane.name, []).extend(result.outputs)
+            if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
+                pending[key_bytes] = result.record
+            batch.progress[(topic, part)] = (offset or 0) + 1
+        return batch
+
+    def _transact(self, batch: Batch) -> None:
+        """Outputs, state, progress and offsets in one transaction; then the state in memory."""
+        self._batches += 1 if batch.records else 0
+        try:
+            self._producer.begin_transaction()
+            self.in_transaction = True
+            for outputs in batch.outputs.values():
+                self._produce(coalesced(outputs))
+            self._write_state(batch)
+            if (
+                batch.records and self._batches == self._kill_after
+            ):  # fault injection: outputs sent, no commit
+                self._producer.flush(30.0)
+                os.kill(os.getpid(), signal.SIGKILL)
+            self._commit(batch.progress)
+        except KafkaException as exc:
+            self._fail(exc, batch.records)
+        self._apply(batch)
+        seconds = time.monotonic() - batch.started
+        for name, outcomes in batch.outcomes.items():
+            self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
+
+    def _produce(self, outputs: list[Output]) -> None:
+        for out in outputs:
+            headers = [(DEDUPE_HEADER, out.dedupe_id.encode())]
+            self._send(out.topic, out.key.encode(), out.value, headers=headers)
+
+    def _write_state(self, batch: Batch) -> None:
+        """Each touched key's record and each partition's progress, to the changelog partition
+        of the source partition."""
+        for (topic, part), records in batch.states.items():
+            lane = self._lanes[topic]
+            for key, record in records.items():
+                self._send(lane.changelog, key, lane.to_bytes(record), partition=part)
+        for (topic, part), offset in batch.progress.items():
+            self._send(self._lanes[topic].changelog, progress_key(part), b"%d" % offset, part)
+
+    def _send(self, topic: str, key: bytes, value: bytes, partition: int = -1, **kw: Any) -> None:
+        while True:
+            try:
+                self._producer.produce(topic, value, key, partition, **kw)
+                return
+            except BufferError:  # the local queue is full: let deliveries drain it
+                self._producer.poll(0.05)
+
+    def _commit(self, progress: dict[tuple[str, int], int]) -> None:
+        """Send the offsets into the transaction and commit it, retrying what librdkafka calls
+        retriable (a coordinator moving, a timeout); anything else is raised."""
+        offsets = [TopicPartition(t, p, o) for (t, p), o in progress.items()]
+        metadata = self._consumer.consumer_group_metadata()
+        _retrying(lambda: self._producer.send_offsets_to_transaction(offsets, metadata, TXN_S))
+        _retrying(lambda: self._producer.commit_transaction(TXN_S))
+        self.in_transaction = False
+
+    def _apply(self, batch: Batch) -> None:
+        for where, records in batch.states.items():
+            self.owned.states[where].records.update(records)
+        for where, offset in batch.progress.items():
+            self.owned.states[where].progress = offset
+
+    def _idle(self) -> None:
+        """Commit positions that moved past transaction markers (no record behind them), so
+        the group's lag reads 0 when the worker is caught up; with the progress marks, as ever."""
+        owned = [TopicPartition(t, p) for t, p in self.owned.states]
+        if not owned:
+            return
+        moved = {}
+        for tp in self._consumer.position(owned):
+            state = self.owned.states.get((tp.topic, tp.partition))
+            if state is not None and tp.offset > (state.progress or 0):
+                moved[(tp.topic, tp.partition)] = tp.offset
+        if moved:
+            self._transact(Batch(time.monotonic(), progress=moved))
+
+    def _fail(self, exc: KafkaException, records: int) -> None:
+        """Abort the open transaction (if the producer still can) and raise: `Fenced` when the
+        broker says another owner took over, else StoreUnavailable. Either way the consumer's
+        positions are past records whose batch never committed: the worker must rebuild."""
+        self.abandon()
+        self._metrics.stale_writes.labels("batch").inc()
+        fenced = fencing(exc)
+        if fenced is not None:
+            msg = f"fenced: {error_text(exc)}; {records} record(s) aborted, none visible"
+            raise Fenced(msg) from exc
+        msg = f"transaction failed: {error_text(exc)}; {records} record(s) aborted"
+        raise StoreUnavailable(msg) from exc
+
+    def abandon(self) -> None:
+        """Abort the open transaction, if any (a revoke never returns with one open)."""
+        if not self.in_transaction:
+            return
+        self.in_transaction = False
+        try:
+            self._producer.abort_transaction(TXN_S)
+        except KafkaException as exc:  # fenced or fatal: the coordinator aborts it anyway
+            LOG.warning("abort: %s (the coordinator aborts it on timeout)", error_text(exc))
+
+    def lag(self) -> list[tuple[str, int, int]]:
+        """(topic, partition, records after the committed progress) per owned partition; read
+        by the metrics server's thread at scrape time, with a reader of its own: a call on the
+        loop's consumer would wait for its ``consume`` (and a stalled loop still has lag)."""
+        if self._watermarks is None:
+            self._watermarks = reader(self._bootstrap)
+        rows = []
+        for (topic, part), state in list(self.owned.states.items()):
+            try:
+                _, high = self._watermarks.get_watermark_offsets(
+                    TopicPartition(topic, part), timeout=2.0
+                )
+            except KafkaException:
+                continue
+            rows.append((topic, part, max(0, high - (state.progress or 0))))
+        return rows
+
+    def close(self) -> None:
+        """Close the lag reader (the caller owns the consumer and the producer)."""
+        if self._watermarks is not None:
+            self._watermarks.close()
+            self._watermarks = None
+
+    def run(self, stopping: Callable[[], bool], idle_timeout: float = 0.2) -> None:
+        """Batches until ``stopping()``."""
+        while not stopping():
+            self.step(idle_timeout)
+
+
+def _retrying(call: Callable[[], None]) -> None:
+    """``call``, again (up to `COMMIT_TRIES` times) while it fails with a retriable error."""
+    for attempt in range(COMMIT_TRIES):
+        try:
+            call()
+            return
+        except KafkaException as exc:
+            error = exc.args[0]
+            if attempt == COMMIT_TRIES - 1 or not error.retriable() or error.txn_requires_abort():
+                raise
+            LOG.warning("transaction: %s; retrying", error_text(exc))
+            time.sleep(0.2 * (attempt + 1))
