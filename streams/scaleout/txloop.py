@@ -7,7 +7,11 @@ Per batch (up to ``--batch`` records from any owned partition of either source t
 2. in ONE transaction: the outputs, each touched key's new state record and each source
    partition's progress mark on the lane's compacted changelog (partition = source partition),
    and the consumed offsets with the group's metadata (``send_offsets_to_transaction``, KIP-447);
-3. commit it; only then does the in-memory state take the batch's records.
+3. commit it in a thread of its own (`streams.adapters.kafka.transactions.Committing`) while the
+   next batch is consumed and decided; that batch's transaction begins only once this commit
+   succeeded. The in-memory state takes a batch's records when its transaction is produced, so
+   the next batch is decided against them: safe because a failed commit never lets the loop go
+   on (the worker drops all state and restores the changelogs, which hold committed batches only).
 
 So outputs, state and offsets are durable together or not at all, and ``read_committed``
 readers (the meter lane itself, signage, dump, reconcile) never see an aborted batch. A zombie
@@ -16,9 +20,9 @@ its offset commit carries a stale group generation, or its producer epoch was bu
 coordinator aborted its overdue transaction; either way the transaction fails, nothing of it
 becomes visible, and `Fenced` tells the worker to rebuild from the changelogs.
 
-Rebalances are cooperative (`streams.scaleout.ownership`): the loop calls ``consume`` only
-between transactions, so when a revoke callback runs no transaction is open; the callback checks
-it anyway and aborts one that is (`TxLoop.abandon`).
+Rebalances are cooperative (`streams.scaleout.ownership`); the revoke callbacks run inside
+``consume``, possibly while the previous batch commits: they wait for that commit first
+(`TxLoop.abandon`), so a revoke never returns with a transaction of its partitions unfinished.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Produ
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import as_bytes, reader
-from streams.adapters.kafka.transactions import error_text, fencing
+from streams.adapters.kafka.transactions import Committing, error_text, fencing
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.scaleout.ownership import Ownership
 from streams.scaleout.records import DEDUPE_HEADER, Output, SourcePos, coalesced
@@ -43,7 +47,6 @@ from streams.scaleout.store import Lane, is_reserved, progress_key
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
-COMMIT_TRIES = 3
 
 
 class Fenced(StoreUnavailable):
@@ -81,6 +84,7 @@ class TxLoop:
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
         self.in_transaction = False
+        self._committing: Committing[Batch] | None = None
         self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
         self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
         metrics.lag.sources.append(self.lag)
@@ -90,14 +94,17 @@ class TxLoop:
         self.owned.subscribe()
 
     def step(self, timeout: float) -> int:
-        """Consume one batch and commit it in one transaction (or, idle, move the committed
-        offsets past transaction markers); the records processed."""
+        """Consume and decide one batch while the previous one commits, then produce it in one
+        transaction and start its commit (or, idle, move the committed offsets past transaction
+        markers); the records taken."""
         messages = self._consumer.consume(self._batch, timeout)
         records = [m for m in messages if self._usable(m)]
         if not records:
+            self.finish()
             self._idle()
             return 0
         batch = self._decide(records)
+        self.finish()
         self._transact(batch)
         return len(records)
 
@@ -132,7 +139,13 @@ class TxLoop:
         return batch
 
     def _transact(self, batch: Batch) -> None:
-        """Outputs, state, progress and offsets in one transaction; then the state in memory."""
+        """Outputs, state and progress into a new transaction, the batch's records into the
+        in-memory state, and the commit (offsets, then commit) started in the background.
+
+        The state takes the records before the commit is known: the next batch is decided
+        against them while this one commits. Safe because a failed commit never lets the loop
+        go on: `finish` raises and the worker drops all state and restores it from the
+        changelogs, which hold committed batches only."""
         self._batches += 1 if batch.records else 0
         try:
             self._producer.begin_transaction()
@@ -140,15 +153,29 @@ class TxLoop:
             for outputs in batch.outputs.values():
                 self._produce(coalesced(outputs))
             self._write_state(batch)
-            if (
-                batch.records and self._batches == self._kill_after
-            ):  # fault injection: outputs sent, no commit
-                self._producer.flush(30.0)
+            if batch.records and self._batches == self._kill_after:  # fault injection:
+                self._producer.flush(30.0)  # outputs on the broker, no commit
                 os.kill(os.getpid(), signal.SIGKILL)
-            self._commit(batch.progress)
         except KafkaException as exc:
             self._fail(exc, batch.records)
         self._apply(batch)
+        offsets = [TopicPartition(t, p, o) for (t, p), o in batch.progress.items()]
+        metadata = self._consumer.consumer_group_metadata()
+        self._committing = Committing(batch, offsets, metadata, self._producer, TXN_S)
+        self._committing.start()
+
+    def finish(self) -> None:
+        """Wait for the commit in progress, if any (raises `Fenced` or StoreUnavailable if it
+        failed), and count its batch."""
+        committing, self._committing = self._committing, None
+        if committing is None:
+            return
+        committing.join()
+        self.in_transaction = False
+        if committing.error is not None:
+            self.in_transaction = True  # the failed transaction is still to be aborted
+            self._fail(committing.error, committing.batch.records)
+        batch = committing.batch
         seconds = time.monotonic() - batch.started
         for name, outcomes in batch.outcomes.items():
             self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
@@ -175,15 +202,6 @@ class TxLoop:
                 return
             except BufferError:  # the local queue is full: let deliveries drain it
                 self._producer.poll(0.05)
-
-    def _commit(self, progress: dict[tuple[str, int], int]) -> None:
-        """Send the offsets into the transaction and commit it, retrying what librdkafka calls
-        retriable (a coordinator moving, a timeout); anything else is raised."""
-        offsets = [TopicPartition(t, p, o) for (t, p), o in progress.items()]
-        metadata = self._consumer.consumer_group_metadata()
-        _retrying(lambda: self._producer.send_offsets_to_transaction(offsets, metadata, TXN_S))
-        _retrying(lambda: self._producer.commit_transaction(TXN_S))
-        self.in_transaction = False
 
     def _apply(self, batch: Batch) -> None:
         for where, records in batch.states.items():
@@ -219,7 +237,20 @@ class TxLoop:
         raise StoreUnavailable(msg) from exc
 
     def abandon(self) -> None:
-        """Abort the open transaction, if any (a revoke never returns with one open)."""
+        """Finish the commit in progress and abort a transaction still open, if any: a revoke
+        never returns with a transaction of its partitions unfinished. A failed commit is
+        logged here and raised by the next `finish`."""
+        committing = self._committing
+        if committing is not None:
+            committing.join()
+            if committing.error is not None:
+                LOG.warning("commit failed: %s", error_text(committing.error))
+                return  # `finish` raises it (and aborts)
+            self._committing = None
+            self.in_transaction = False
+            batch = committing.batch
+            for name, outcomes in batch.outcomes.items():
+                self._metrics.record(name, outcomes, batch.outputs.get(name, []), 0.0)
         if not self.in_transaction:
             return
         self.in_transaction = False
@@ -255,17 +286,4 @@ class TxLoop:
         """Batches until ``stopping()``."""
         while not stopping():
             self.step(idle_timeout)
-
-
-def _retrying(call: Callable[[], None]) -> None:
-    """``call``, again (up to `COMMIT_TRIES` times) while it fails with a retriable error."""
-    for attempt in range(COMMIT_TRIES):
-        try:
-            call()
-            return
-        except KafkaException as exc:
-            error = exc.args[0]
-            if attempt == COMMIT_TRIES - 1 or not error.retriable() or error.txn_requires_abort():
-                raise
-            LOG.warning("transaction: %s; retrying", error_text(exc))
-            time.sleep(0.2 * (attempt + 1))
+        self.finish()

@@ -16,15 +16,21 @@ other failures, so the log can say which.
 
 from __future__ import annotations
 
+import logging
+import threading
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.sink import producer_config
 
+LOG = logging.getLogger("jackpot.kafka.worker")
 TRANSACTION_TIMEOUT_MS = 10_000
+COMMIT_TRIES = 3
+B = TypeVar("B")
 FENCING_CODES = frozenset(
     {
         KafkaError._FENCED,
@@ -93,3 +99,48 @@ def error_text(exc: BaseException) -> str:
         error: KafkaError = exc.args[0]
         return f"{error.name()}: {error.str()}"
     return f"{type(exc).__name__}: {exc}"
+
+
+class Committing(threading.Thread, Generic[B]):
+    """A batch's offsets sent into its transaction and the transaction committed, in a thread
+    of its own (librdkafka's calls block without the GIL): the worker's loop decides the next
+    batch meanwhile. Retriable errors (a coordinator moving, a timeout) are retried; anything
+    else is kept in ``error`` for the loop (`streams.scaleout.txloop`)."""
+
+    def __init__(
+        self,
+        batch: B,
+        offsets: list[TopicPartition],
+        metadata: Any,
+        producer: Producer,
+        timeout: float,
+    ) -> None:
+        super().__init__(name="jackpot-commit", daemon=True)
+        self.batch, self._offsets, self._metadata = batch, offsets, metadata
+        self._producer, self._timeout = producer, timeout
+        self.error: KafkaException | None = None
+
+    def run(self) -> None:
+        try:
+            _retrying(
+                lambda: self._producer.send_offsets_to_transaction(
+                    self._offsets, self._metadata, self._timeout
+                )
+            )
+            _retrying(lambda: self._producer.commit_transaction(self._timeout))
+        except KafkaException as exc:
+            self.error = exc
+
+
+def _retrying(call: Callable[[], None]) -> None:
+    """``call``, again (up to `COMMIT_TRIES` times) while it fails with a retriable error."""
+    for attempt in range(COMMIT_TRIES):
+        try:
+            call()
+            return
+        except KafkaException as exc:
+            error = exc.args[0]
+            if attempt == COMMIT_TRIES - 1 or not error.retriable() or error.txn_requires_abort():
+                raise
+            LOG.warning("transaction: %s; retrying", error_text(exc))
+            time.sleep(0.2 * (attempt + 1))
