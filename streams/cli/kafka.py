@@ -6,6 +6,7 @@
     jackpot kafka worker    --prefix floor1 --config FLOOR.toml    # run under a supervisor
     jackpot kafka ingest    --prefix floor1 EVENTS.jsonl           # idempotent producer
     jackpot kafka dump      --prefix floor1 --config FLOOR.toml    # meters, awards, rejected
+    jackpot kafka reconcile --prefix floor1 [--gaming-day D] [--state]   # ledgers from the topics
     jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
     jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
     jackpot kafka grant     --prefix floor1 --role worker --principal User:NAME   # ACLs
@@ -31,6 +32,7 @@ from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
 from streams.cli import kafka_grant
 from streams.embedded.engine import utc_now
+from streams.scaleout import reconcile as kafka_reconcile
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
 from streams.scaleout.records import Output, event_output, op_to_bytes, seed_op
@@ -59,6 +61,9 @@ def add_parser(sub: Any) -> None:
         help="meters from a fold of the events topic, or from the workers' stored state",
     )
     dump.set_defaults(handler=handle_dump)
+    reconcile = kafka.add_parser("reconcile", help="reconcile every meter from the topics")
+    _common(reconcile)
+    kafka_reconcile.add_period_arguments(reconcile)
     from streams.http import kafka_pages  # noqa: PLC0415  # kafka signage, pages
     from streams.scaleout import signage as kafka_signage  # noqa: PLC0415  # kafka signage, pages
 
