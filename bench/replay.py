@@ -36,7 +36,8 @@ from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract
 from controller.snapshot import state_to_dict
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, decode, encode, fold_log, record_key
+from streams.codec import decode, encode, fold_log, record_key
+from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
 
 REPLAY_GOAL = Goal(text=">= 200,000 events/s", at_least=200_000)

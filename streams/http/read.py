@@ -23,7 +23,7 @@ from controller.model.events import EventRejected
 from controller.model.money import format_cents
 from controller.model.state import HitState
 from controller.model.views import View, awards_view, meter_view, meters_view
-from streams.embedded.engine import decode
+from streams.codec import decode
 from streams.http.common import READ_ROLES, ApiContext, BodyError, error, guarded, page
 from streams.http.tokens import Principal
 from streams.ports import EventLog, StoredRecord

@@ -19,22 +19,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from controller.config.floor import FloorConfig
-from streams.embedded.engine import utc_now
+from streams.clock import utc_now
 from streams.live.alerts import Alert, Row
-from streams.liveness.tracker import TableLiveness, meter_tables
+from streams.liveness.tracker import meter_tables
+from streams.ports import StatusSource, TableLiveness
 
 MeterStatus = dict[str, object]
-
-
-class StatusSource(Protocol):
-    """Where table statuses come from: the embedded engine's
-    `streams.liveness.tracker.LivenessTracker`,
-    or on the Kafka engine the Redis board (`streams.live.redis_source.BoardReader`)."""
-
-    def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]: ...
 
 
 @dataclass(frozen=True, slots=True)

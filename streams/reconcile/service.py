@@ -46,9 +46,9 @@ from controller.reconciliation.report import (
 )
 from controller.reconciliation.view import CSV_HEADER, csv_rows, report_document
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import decode
-from streams.ports import EventLog
-from streams.reconcile.live import Drift, LiveMeters, ServiceMeters, compare_live
+from streams.codec import decode
+from streams.ports import EventLog, LiveMeters
+from streams.reconcile.live import Drift, ServiceMeters, compare_live
 from streams.reconcile.text import render
 
 FORMATS = ("table", "csv", "json")

@@ -39,8 +39,10 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import partitions_of, text
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.prometheus.liveness import LivenessCollector
-from streams.adapters.redis.playability_board import Board, BoardPublisher
-from streams.liveness.tracker import LivenessTracker, wall_now
+from streams.adapters.redis.playability_board import BoardPublisher
+from streams.clock import wall_now
+from streams.liveness.tracker import LivenessTracker
+from streams.ports import Board
 from streams.scaleout.signage_read import end_offset
 
 logger = logging.getLogger(__name__)

@@ -36,7 +36,8 @@ from controller.meter import evolve_meter
 from controller.model.errors import JackpotError, StoreUnavailable
 from controller.model.events import MeterEvent
 from controller.model.state import FloorState, MeterState
-from streams.embedded.engine import decode, utc_now
+from streams.clock import utc_now
+from streams.codec import decode
 from streams.embedded.signage_feed import SignageFeed
 from streams.ports import MeterReadModel
 

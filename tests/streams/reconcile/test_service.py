@@ -35,7 +35,8 @@ from controller.model.views import meter_view
 from streams.adapters.memory import MemoryReadModel
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import EmbeddedController, fold_log
+from streams.codec import fold_log
+from streams.embedded.engine import EmbeddedController
 from streams.http.reconciliation import reconcile_routes
 from streams.reconcile import service
 from streams.reconcile.live import ServiceMeters

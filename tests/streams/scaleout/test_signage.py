@@ -29,7 +29,8 @@ from controller.model.state import FloorState
 from streams.adapters.memory import MemoryLog
 from streams.cli import build_parser
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import EmbeddedController, decode, encode
+from streams.codec import decode, encode
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import meter_fields
 from streams.scaleout.dump import fold_events
 from streams.scaleout.signage import handle
