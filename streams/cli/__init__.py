@@ -9,9 +9,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from streams.cli import ingest, kafka, serve, simulate, token
+from streams.cli import ingest, kafka, reconcile, serve, simulate, token
 from streams.cli import replay as replay_cmd
-from streams.reconcile import service
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -23,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_parser(sub)
     serve.add_parser(sub)
     token.add_parser(sub)
-    service.add_parser(sub)
+    reconcile.add_parser(sub)
     kafka.add_parser(sub)
     return parser
 

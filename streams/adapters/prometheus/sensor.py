@@ -22,7 +22,14 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 from controller.config.floor import FloorConfig
 from controller.model.events import (
@@ -74,6 +81,9 @@ _RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ),
 )
 REASON_CLASSES: Final = (*(name for name, _ in _RULES), "operator", "other")
+
+#: The media type of the text `MetricsSensor.exposition` returns.
+EXPOSITION_CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 
 def reason_class(reason: str, event_type: str = "") -> str:
