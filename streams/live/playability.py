@@ -23,10 +23,8 @@ from dataclasses import dataclass
 from controller.config.floor import FloorConfig
 from streams.clock import utc_now
 from streams.live.alerts import Alert, Row
-from streams.liveness.tracker import meter_tables
+from streams.liveness.tracker import MeterStatus, meter_statuses
 from streams.ports import StatusSource, TableLiveness
-
-MeterStatus = dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,18 +33,6 @@ class Change:
 
     meters: dict[str, MeterStatus] | None
     alerts: list[Row]
-
-
-def meter_statuses(
-    config: FloorConfig | None, statuses: dict[str, TableLiveness]
-) -> dict[str, MeterStatus]:
-    """Each configured meter -> its status on a sign."""
-    out: dict[str, MeterStatus] = {}
-    for meter_id, tables in meter_tables(config).items():
-        down = sorted(t for t in tables if t in statuses and not statuses[t].playable)
-        gone = bool(tables) and len(down) == len(tables)
-        out[meter_id] = {"status": "unplayable" if gone else "in_play", "unplayable_at": down}
-    return out
 
 
 class PlayabilityWatch:

@@ -32,6 +32,8 @@ from streams.clock import rfc3339, wall_now
 from streams.ports import TableLiveness
 
 Monotonic = Callable[[], float]
+#: A meter's status on a sign: ``status`` (in_play or unplayable) and ``unplayable_at``.
+MeterStatus = dict[str, object]
 Wall = Callable[[], datetime]
 #: the reason of an accepted heartbeat's answer (status "accepted": the device need not resend)
 HEARTBEAT_NOTED: Final = "heartbeat noted (not logged)"
@@ -196,6 +198,18 @@ def meters_down(
             for meter_id in dict.fromkeys(table.links.values()):
                 down.setdefault(meter_id, []).append(table_id)
     return {meter_id: sorted(down[meter_id]) for meter_id in sorted(down)}
+
+
+def meter_statuses(
+    config: FloorConfig | None, statuses: dict[str, TableLiveness]
+) -> dict[str, MeterStatus]:
+    """Each configured meter -> its status on a sign."""
+    out: dict[str, MeterStatus] = {}
+    for meter_id, tables in meter_tables(config).items():
+        down = sorted(t for t in tables if t in statuses and not statuses[t].playable)
+        gone = bool(tables) and len(down) == len(tables)
+        out[meter_id] = {"status": "unplayable" if gone else "in_play", "unplayable_at": down}
+    return out
 
 
 def meter_tables(config: FloorConfig | None) -> dict[str, list[str]]:

@@ -17,6 +17,11 @@ over the controller's tracker (the Kafka engine's signage projector registers th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the sensor is attached to an engine; it never builds one
+    from streams.embedded.engine import EmbeddedController, Status
+
 import collections
 import re
 from collections.abc import Sequence
@@ -44,7 +49,6 @@ from controller.model.events import (
 from controller.model.money import SUBUNITS_PER_CENT
 from controller.model.table_events import TableEventBase
 from streams.adapters.prometheus.liveness import LivenessCollector
-from streams.embedded.engine import EmbeddedController, Status
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT

@@ -33,8 +33,13 @@ from datetime import datetime
 from controller.config.floor import FloorConfig
 from controller.model.errors import StoreUnavailable
 from streams.clock import rfc3339, wall_now
-from streams.live.playability import meter_statuses
-from streams.liveness.tracker import LivenessTracker, limit_of, silent_reason, unknown_reason
+from streams.liveness.tracker import (
+    LivenessTracker,
+    limit_of,
+    meter_statuses,
+    silent_reason,
+    unknown_reason,
+)
 from streams.ports import Board, TableLiveness
 
 logger = logging.getLogger(__name__)
