@@ -16,7 +16,10 @@ trap cleanup EXIT
 say() { echo "wheel-check: $*"; }
 
 "$PYTHON" -m venv "$WORK/build-venv"
-"$WORK/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-deps -w "$WORK/dist" "$REPO"
+# built from a copy, so the checkout gets no build/ or egg-info
+mkdir "$WORK/src"
+tar -C "$REPO" --exclude=./.venv --exclude=./var --exclude=./.cache --exclude=./build -cf - . | tar -C "$WORK/src" -xf -
+"$WORK/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-deps -w "$WORK/dist" "$WORK/src"
 WHEEL=$(ls "$WORK"/dist/*.whl)
 say "built $(basename "$WHEEL")"
 "$PYTHON" - "$WHEEL" <<'PY' || { say "the wheel lacks the contracts or the pages"; exit 1; }

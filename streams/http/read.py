@@ -30,7 +30,7 @@ from streams.ports import EventLog, StoredRecord
 
 SCAN_BUDGET: Final = 50_000
 HIT_STATUSES: Final = ("pending_validation", "validated", "paid")
-# The log stores compact, key-sorted JSON (`streams.embedded.engine.encode`), so a byte test finds
+# The log stores compact, key-sorted JSON (`streams.codec.encode`), so a byte test finds
 # the
 # candidates cheaply; each candidate is still decoded and checked before it is shown.
 _AWARD_TYPES: Final = tuple(

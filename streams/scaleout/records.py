@@ -104,7 +104,7 @@ def dead_letter(topic: str, key: str, raw: bytes, reason: str, pos: SourcePos) -
 
 
 def event_output(topic: str, key: str, event: Event, dedupe_id: str) -> Output:
-    """An event as the log stores it (`streams.embedded.engine.encode`, its bytes)."""
+    """An event as the log stores it (`streams.codec.encode`, its bytes)."""
     return Output(topic, key, encode(event), dedupe_id)
 
 
