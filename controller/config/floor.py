@@ -45,6 +45,7 @@ __all__ = [
     "Policy",
     "ProgressiveDef",
     "TableDef",
+    "forget_logged_configs",
     "load_floor_config",
     "logged_config",
     "parse_award",
@@ -150,6 +151,11 @@ def logged_config(digest: str, text: str, source: str) -> FloorConfig:
         _PARSED.pop(next(iter(_PARSED)))
     _PARSED[digest] = (text, source, config)
     return config
+
+
+def forget_logged_configs() -> None:
+    """Empty the memo of `logged_config`, as a fresh process has it (benchmarks of a restart)."""
+    _PARSED.clear()
 
 
 def load_floor_config(text: str, source: str) -> FloorConfig:
