@@ -135,7 +135,8 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
+        where, what = _toml_error(str(exc))
+        raise ConfigError(source, where, f"not valid TOML: {what}") from exc
     root = ConfigReader(source, "", data)
     known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
     root.only_keys(known)
@@ -158,6 +159,16 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
         tables=tables,
         communication=parse_communication(root.table("communication", required=False)),
     )
+
+
+def _toml_error(text: str) -> tuple[str, str]:
+    """tomllib's "Invalid value (at line 3, column 5)" as ("line 3, column 5", "invalid value"),
+    so the message reads file, place, problem (the path once, no nested brackets)."""
+    head, _, tail = text.rpartition(" (at ")
+    if not head or not tail.endswith(")"):
+        return "(file)", text
+    where = tail.removesuffix(")").replace("end of document", "the end of the file")
+    return where, head[:1].lower() + head[1:]
 
 
 def _policy(reader: ConfigReader) -> Policy:

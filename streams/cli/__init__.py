@@ -9,14 +9,17 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from streams.cli import ingest, kafka, serve, simulate, token
-from streams.cli import replay as replay_cmd
-from streams.reconcile import service
+from streams.cli.common import OneLineParser, run_handler
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="jackpot", description=__doc__)
+    """The argument parser with every subcommand (imported here, not at the top, so that
+    ``python -m streams.cli.serve`` runs a module not already imported by its package)."""
+    from streams.cli import ingest, kafka, serve, simulate, token  # noqa: PLC0415
+    from streams.cli import replay as replay_cmd  # noqa: PLC0415
+    from streams.reconcile import service  # noqa: PLC0415
+
+    parser = OneLineParser(prog="jackpot", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     replay_cmd.add_parser(sub)
     ingest.add_parser(sub)
@@ -29,7 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; the exit code is 0 on success, 2 on bad usage or configuration."""
-    args = build_parser().parse_args(argv)
-    result: int = args.handler(args)
-    return result
+    """Run the command line; the exit code is 0 on success, 2 on bad usage or configuration
+    (told in one line, never a traceback: `streams.cli.common`)."""
+    return run_handler(build_parser().parse_args(argv))

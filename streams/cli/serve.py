@@ -30,6 +30,7 @@ from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.redis.playability_board import BoardPublisher
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
 from streams.adapters.sqlite import SqliteLog
+from streams.cli.common import OneLineParser, fail, run_handler, user_error
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
@@ -65,12 +66,11 @@ def add_parser(sub: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Serve until stopped; exit 2 if the tokens, the log or the configuration is refused."""
     try:
+        config_text = args.config.read_text(encoding="utf-8")  # the likelier typo first
         tokens = TokenStore.load(args.tokens)
-        config_text = args.config.read_text(encoding="utf-8")
         log = SqliteLog(args.db)
     except (ConfigError, OSError, StoreUnavailable) as exc:
-        print(f"jackpot serve: {exc}", file=sys.stderr)
-        return 2
+        return fail("jackpot serve", user_error(exc) or str(exc))
     try:
         controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
         started = controller.start(config_text, str(args.config), by="jackpot serve")
@@ -178,11 +178,10 @@ def _is_loopback(host: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m streams.cli.serve --config ...``: the same as ``jackpot serve``."""
-    parser = argparse.ArgumentParser(prog="jackpot")
+    parser = OneLineParser(prog="jackpot")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    result: int = args.handler(args)
-    return result
+    return run_handler(args)
 
 
 if __name__ == "__main__":
