@@ -230,7 +230,7 @@ def surveillance_lists_hits_awards_and_alerts(
     row = browser.evaluate("document.querySelector('#pending tr[data-hit]').innerText")
     for shown in (
         *("tcp-1", "R2", "A♠", "K♠", "Q♠", "ace king queen of spades"),
-        *("$1000.28", "$1000.28 → $1000.00", "PENDING VALIDATION"),
+        *("$1,000.28", "$1,000.28 → $1,000.00", "PENDING VALIDATION"),
     ):
         assert shown in row, (shown, row)
     assert browser.evaluate("document.getElementById('status').textContent") == "LIVE"
@@ -242,7 +242,7 @@ def surveillance_lists_hits_awards_and_alerts(
     browser.wait_for("document.querySelectorAll('#alerts tr:not(.empty) td').length > 0")
     browser.wait_for("document.getElementById('alerts').innerText.includes('sign test credit')")
     split = table_text(browser, "splits")
-    assert "seat 4: $5000.21; seat 3: $5000.21" in split
+    assert "seat 4: $5,000.21; seat 3: $5,000.21" in split
     assert "A♦K♦Q♦J♦10♦" in split.replace("\t", "").replace(" ", "")
     assert "ace king queen suited\tA♥" in table_text(browser, "envy")
     assert "2\t1\ttcp-progressive" in table_text(browser, "envy")  # seat 2 paid, seat 1 held
