@@ -30,7 +30,7 @@ from streams.adapters.kafka.settings import add_arguments, default_bootstrap, se
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
 from streams.cli import kafka_grant
-from streams.cli.common import OneLineParser, run_handler
+from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
@@ -133,6 +133,8 @@ def activate(bootstrap: str, names: TopicNames, config_path: Path, *, first: boo
 def handle_ingest(args: argparse.Namespace) -> int:
     """Produce the file's events; print what was produced and skipped."""
     names = TopicNames(args.prefix)
+    if not args.events.is_file():  # before the broker is asked anything
+        return fail("jackpot kafka ingest", f"{args.events}: no such events file")
     try:
         activate_from(args)
         summary = ingest_file(args.bootstrap, names, args.events, resume=not args.no_resume)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 import sys
 import threading
 from collections.abc import Sequence
@@ -68,6 +69,7 @@ def handle(args: argparse.Namespace) -> int:
     try:
         config_text = args.config.read_text(encoding="utf-8")  # the likelier typo first
         tokens = TokenStore.load(args.tokens)
+        _check_port(args.host, args.port)  # before the log is opened: uvicorn would start first
         log = SqliteLog(args.db)
     except (ConfigError, OSError, StoreUnavailable) as exc:
         return fail("jackpot serve", user_error(exc) or str(exc))
@@ -165,6 +167,18 @@ def unbound_note(tokens: TokenStore, shown: int = 5) -> str:
         f"note: {count} table_device {are} not bound to tables (any table may be posted for): "
         f"{listed}; bind them with jackpot token add --tables"
     )
+
+
+def _check_port(host: str, port: int) -> None:
+    """OSError naming the address when it cannot be bound (in use, or not this machine's)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            msg = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            raise OSError(msg) from exc
 
 
 def _is_loopback(host: str) -> bool:

@@ -9,6 +9,7 @@ makes; each must be one line that names the command and what to fix.
 from __future__ import annotations
 
 import io
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -280,3 +281,30 @@ def test_replay_output_is_unchanged_by_progress(events: Path) -> None:
     quiet = replay_file(CONFIG, events)
     shown = replay_file(CONFIG, events, Progress("t", 1, stream=io.StringIO(), force=True))
     assert shown == quiet
+
+
+def test_serve_on_a_port_in_use_is_one_line_before_anything_starts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    tokens = tmp_path / "t.json"
+    assert (
+        main(["token", "add", "--file", str(tokens), "--name", "sign", "--role", "read_only"]) == 0
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = ["serve", "--config", str(CONFIG), "--db", str(tmp_path / "j.db")]
+        argv += ["--tokens", str(tokens), "--port", str(port)]
+        line = one_line_refusal(capsys, argv, "jackpot serve")
+    assert line.startswith(f"jackpot serve: cannot listen on 127.0.0.1:{port}: "), line
+    assert not (tmp_path / "j.db").exists()  # the log was not opened
+
+
+def test_kafka_ingest_names_a_missing_file_before_asking_the_broker(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    missing = tmp_path / "e.jsonl"
+    argv = ["kafka", "ingest", "--prefix", "x", "--bootstrap", "127.0.0.1:1", str(missing)]
+    line = one_line_refusal(capsys, argv, "jackpot kafka ingest")
+    assert line == f"jackpot kafka ingest: {missing}: no such events file"
