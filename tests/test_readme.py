@@ -81,3 +81,16 @@ def test_the_readme_links_resolve() -> None:
     assert targets
     missing = [t for t in targets if not (ROOT / t).exists()]
     assert missing == []
+
+
+def test_make_help_says_what_each_target_does() -> None:
+    """``make help`` once said ``run`` would "simulate a floor and replay it"; it serves."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    helps = dict(re.findall(r"^([a-z-]+):.*## (.*)$", makefile, re.M))
+    assert "serve" in helps["run"]
+    assert "replay" not in helps["run"]
+    deps = (ROOT / "scripts" / "system-deps.sh").read_text(encoding="utf-8")
+    for package in ("redis-server", "chromium", "prometheus"):
+        assert package in deps
+        assert package in helps["system-deps"]
+        assert f"`{package}`" in (ROOT / "README.md").read_text(encoding="utf-8")

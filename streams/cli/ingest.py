@@ -61,8 +61,9 @@ def _batches(
                 continue
             try:
                 batch.append(parse_json_line(line))
-            except RuleViolation as exc:
-                controller.record_rejection(line.decode("utf-8", "replace"), str(exc))
+            except RuleViolation as exc:  # the door says "line:"; the file's reader says which
+                reason = str(exc).replace("line: ", f"line {count}: ", 1)
+                controller.record_rejection(line.decode("utf-8", "replace"), reason)
             if len(batch) >= size:
                 yield batch
                 batch = []

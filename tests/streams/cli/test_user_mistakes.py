@@ -308,3 +308,22 @@ def test_kafka_ingest_names_a_missing_file_before_asking_the_broker(
     argv = ["kafka", "ingest", "--prefix", "x", "--bootstrap", "127.0.0.1:1", str(missing)]
     line = one_line_refusal(capsys, argv, "jackpot kafka ingest")
     assert line == f"jackpot kafka ingest: {missing}: no such events file"
+
+
+def test_ingest_dead_letters_a_malformed_line_by_its_number(tmp_path: Path) -> None:
+    from streams.adapters.sqlite import SqliteLog  # noqa: PLC0415
+    from streams.codec import decode  # noqa: PLC0415
+
+    lines = tmp_path / "events.jsonl"
+    lines.write_bytes(b"\n\n" + b'{"event_id": "x",\n')  # line 3
+    db = tmp_path / "jackpot.db"
+    assert main(["ingest", "--config", str(CONFIG), "--db", str(db), str(lines)]) == 0
+    log = SqliteLog(db)
+    try:
+        reasons = [getattr(decode(r.payload), "reason", "") for r in log.read()]
+    finally:
+        log.close()
+    assert (
+        "line 3: malformed JSON: Expecting property name enclosed in double quotes at character 19"
+        in reasons
+    )
