@@ -5,7 +5,8 @@ separators; the fixed-awards list never ended and nothing could be filtered, exp
 Here a hit, thirty-one fixed awards at two tables and the page: the controller's receive time
 with date and zone, the device's beside it; "$1,000.14"; pages of 25; filters by table, kind,
 seat and time window; the CSV of the current view; a hit opened to its round's whole story.
-Screenshots at 1920x1080 and 3840x2160 (``JACKPOT_SCREENSHOTS`` also writes them for the docs).
+Then the same page in New York time (``?tz=``), filters included. Screenshots at 1920x1080 and
+3840x2160 (``JACKPOT_SCREENSHOTS`` also writes them for the docs).
 Skipped without Chromium; a failure when ``CI`` is set.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -92,6 +94,20 @@ def filters_and_the_csv_follow_the_view(browser: Browser) -> None:
     assert text(browser, "shown") == "32 rows match"  # the hit and 31 fixed awards
 
 
+def times_and_filters_follow_the_zone_asked_for(browser: Browser, base: str, reader: str) -> None:
+    browser.open(f"{base}/surveillance?token={reader}&tz=America/New_York")
+    cell = "document.querySelector('#pending tr[data-hit] td.when')"
+    browser.wait_for(f"{cell} && {cell}.innerText.includes('device')")
+    assert "device 2026-11-29 11:00:06 EST" in browser.evaluate(f"{cell}.innerText")  # UTC-5
+    in_new_york = datetime.now(ZoneInfo("America/New_York")) + timedelta(hours=1)
+    wall = in_new_york.strftime("%Y-%m-%dT%H:%M:%S")
+    set_filter(browser, "f-to", wall)  # read as UTC it would be 4 hours ago: nothing would match
+    assert text(browser, "shown") == "32 rows match"
+    set_filter(browser, "f-to", "")
+    set_filter(browser, "f-from", wall)
+    assert text(browser, "shown") == "0 rows match"
+
+
 def a_hit_opens_its_rounds_story(browser: Browser) -> str:
     browser.evaluate("document.querySelector('#hits tr[data-hit]').click()")
     browser.wait_for(
@@ -134,3 +150,5 @@ def test_surveillance_is_searchable_exportable_and_tells_a_rounds_story(tmp_path
                 assert decode_png(browser.screenshot(scale=0.125)).distinct_colours() > 50
                 a_hit_opens_its_rounds_story(browser)
                 save(browser, f"surveillance-story-{width}x{height}", tmp_path)
+        with chromium(executable, tmp_path / "zone", 1920, 1080) as browser:
+            times_and_filters_follow_the_zone_asked_for(browser, base, reader)
