@@ -302,6 +302,8 @@ def test_the_redis_pump_shows_hashes_and_hits_and_marks_an_outage() -> None:
     assert '"table_id":"tcp-3","amount":"1000.14","reset_amount":"1000.00"' in messages[1]
     [row] = meter_rows(feed)
     assert (row["amount"], row["seq"], row["hits"]) == ("1000.00", 6, 1)
+    last = feed.meters_snapshot(["m"])["last_hits"]["m"]  # type: ignore[index]
+    assert (last["table_id"], last["amount"]) == ("tcp-3", "1000.14")  # the panel's last hit
     assert not publish_hash(feed, "m", {"amount": "1.00", "seq": "6", "hits": "1"})  # not newer
     assert not publish_hash(feed, "m", {"amount": "1.00", "seq": "x"})  # malformed
     assert meter_rows(feed) == [row]
