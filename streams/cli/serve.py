@@ -76,9 +76,8 @@ def handle(args: argparse.Namespace) -> int:
     try:
         controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
         started = controller.start(config_text, str(args.config), by="jackpot serve")
-        if started.status == "rejected":
-            print(f"jackpot serve: {args.config}: {started.reason}", file=sys.stderr)
-            return 2
+        if started.status == "rejected":  # the reason names the file and the key already
+            return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
         app = create_app(

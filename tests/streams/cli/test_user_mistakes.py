@@ -327,3 +327,27 @@ def test_ingest_dead_letters_a_malformed_line_by_its_number(tmp_path: Path) -> N
         "line 3: malformed JSON: Expecting property name enclosed in double quotes at character 19"
         in reasons
     )
+
+
+def test_serve_names_a_broken_config_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    broken = tmp_path / "floor.toml"
+    broken.write_text(BROKEN_TOML, encoding="utf-8")
+    tokens = tmp_path / "t.json"
+    assert (
+        main(["token", "add", "--file", str(tokens), "--name", "sign", "--role", "read_only"]) == 0
+    )
+    argv = [
+        "serve",
+        "--config",
+        str(broken),
+        "--db",
+        str(tmp_path / "j.db"),
+        "--tokens",
+        str(tokens),
+    ]
+    argv += ["--port", "0"]
+    line = one_line_refusal(capsys, argv, "jackpot serve")
+    assert line.count(str(broken)) == 1, line
+    assert line.endswith("line 1, column 9: not valid TOML: invalid value"), line
