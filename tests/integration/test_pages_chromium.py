@@ -28,7 +28,14 @@ import httpx
 import pytest
 
 from streams.http.tokens import add_token
-from tests.integration.chromium import Browser, chromium, decode_png, png_size, require_chromium
+from tests.integration.chromium import (
+    Browser,
+    chromium,
+    decode_png,
+    png_size,
+    require_chromium,
+    save,
+)
 from tests.streams.http.support import AKQ_SPADES, CONFIG, ROOT, event, full_round
 
 pytestmark = pytest.mark.integration
@@ -161,7 +168,7 @@ def sign_rises_then_celebrates_and_resets(
     posted = time.monotonic()
     post(base, device, full_round(AKQ_SPADES, round_id="R2", start=7))
     text = browser.wait_for(f"{PANEL}.classList.contains('celebrating') && {PANEL}.innerText")
-    (saved / "signage-celebration.png").write_bytes(browser.screenshot())
+    save(browser, "signage-celebration", saved)
     assert time.monotonic() - posted < 30  # the winning value within 30 seconds of the hit
     assert "JACKPOT!" in text
     assert "TABLE TCP-1" in text
@@ -179,7 +186,7 @@ def sign_turns_stale_while_the_server_is_frozen(
     browser.wait_for(f"{AMOUNT}.textContent === {FAULT!r}", timeout=15)
     texts = browser.evaluate("[...document.querySelectorAll('.amount')].map(e => e.textContent)")
     assert texts == [FAULT] * 4  # no number is left to look live
-    (saved / "signage-stale.png").write_bytes(browser.screenshot())
+    save(browser, "signage-stale", saved)
     box = browser.rect("[data-meter='tcp-progressive'] .amount")
     assert box["x"] >= 0
     assert box["x"] + box["width"] <= WIDTH

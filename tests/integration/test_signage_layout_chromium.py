@@ -6,7 +6,8 @@ served; for each screen and each count of meters the panels must lie inside the 
 overlapping, each panel's name, amount and lines must fit inside it, the digits must be large for
 the screen, the panels must use most of it, and a short last row must be centred. The pixels of
 each screen with five meters are checked (gold digits, no fault red) and the screenshots kept
-(``JACKPOT_SCREENSHOTS=docs/screenshots`` also writes them there, for the docs).
+(``JACKPOT_SCREENSHOTS=docs/screenshots`` also writes them there, for the docs:
+`tests.integration.chromium.save`).
 
 A table's own sign (``?tables=``) shows its meters only, and a panel's last hit is PENDING until
 validated. Skipped without Chromium; a failure when ``CI`` is set.
@@ -14,15 +15,13 @@ validated. Skipped without Chromium; a failure when ``CI`` is set.
 
 from __future__ import annotations
 
-import base64
-import os
 from pathlib import Path
 
 import httpx
 import pytest
 
 from streams.http.tokens import add_token
-from tests.integration.chromium import Browser, chromium, decode_png, require_chromium
+from tests.integration.chromium import Browser, chromium, decode_png, require_chromium, save
 from tests.integration.test_pages_chromium import FAULT_RED, GOLD, heartbeats, post, serving
 from tests.streams.http.support import AKQ_SPADES, CONFIG, full_round
 
@@ -68,18 +67,6 @@ def wide_floor(tmp_path: Path) -> Path:
     path = tmp_path / "wide.toml"
     path.write_text("".join(parts), encoding="utf-8")
     return path
-
-
-def save(browser: Browser, name: str, tmp_path: Path) -> bytes:
-    """A PNG of the page kept with the test's files and returned; with ``JACKPOT_SCREENSHOTS``
-    set, a JPEG of it there too (the docs' copies: a 4K PNG of glowing gradients is 2.5 MB)."""
-    png = browser.screenshot()
-    (tmp_path / f"{name}.png").write_bytes(png)
-    if folder := os.environ.get("JACKPOT_SCREENSHOTS"):
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        shot = browser.call("Page.captureScreenshot", format="jpeg", quality=70)
-        (Path(folder) / f"{name}.jpg").write_bytes(base64.b64decode(shot["data"]))
-    return png
 
 
 def check_layout(browser: Browser, width: int, height: int, n: int) -> None:

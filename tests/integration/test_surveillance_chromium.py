@@ -20,9 +20,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from streams.http.tokens import add_token
-from tests.integration.chromium import Browser, chromium, decode_png, require_chromium
+from tests.integration.chromium import Browser, chromium, decode_png, require_chromium, save
 from tests.integration.test_pages_chromium import TABLES, heartbeats, post, serving
-from tests.integration.test_signage_layout_chromium import save
 from tests.streams.http.support import AKQ_SPADES, full_round
 
 pytestmark = pytest.mark.integration
