@@ -195,10 +195,12 @@ def test_a_mistyped_link_is_named_even_if_it_orphans_a_meter() -> None:
     assert error.key == "tables.t.meters.progressive"
 
 
-def test_invalid_toml_names_the_file() -> None:
+def test_invalid_toml_names_the_file_then_the_place_then_the_problem() -> None:
+    error = refusal("[policy]\nenvy_holders = \n")
+    assert str(error) == "small.toml: line 2, column 16: not valid TOML: invalid value"
     error = refusal("[policy")
-    assert (error.source, error.key) == ("small.toml", "(file)")
-    assert "valid TOML" in error.expected
+    assert (error.source, error.key) == ("small.toml", "the end of the file")
+    assert error.expected == "not valid TOML: expected ']' at the end of a table declaration"
 
 
 def test_a_missing_section_is_named() -> None:
