@@ -17,20 +17,21 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its edge and dev extras
 
-system-deps: ## install the Debian packages the tests use (redis-server, chromium)
+system-deps: ## install the Debian packages the tests use (redis-server, chromium, prometheus)
 	scripts/system-deps.sh
 
-run: $(STAMP) ## the main job on the embedded default: simulate a floor and replay it
+run: $(STAMP) ## serve the controller on :8080 with a simulated floor posting to it (Ctrl-C stops)
 	scripts/run.sh $(CONFIG)
 
 test: $(STAMP) system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
 	scripts/test.sh
 
-check: lint typecheck ## ruff and mypy --strict
+check: lint typecheck ## ruff, import layers and mypy --strict
 
-lint: $(STAMP) ## ruff check and format check
+lint: $(STAMP) ## ruff check, format check and the import layers (lint-imports)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict over the code and the tests
 	$(VENV)/bin/mypy --strict

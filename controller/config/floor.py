@@ -13,6 +13,7 @@ names the file, the key and what was expected. Structure (see
     [meters.<id>]                         a meter: which progressive it runs, optional ceiling
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
     [communication]                       optional: table_silence_limit_seconds (default 30)
+    venue = "..."; name = "..."           optional names players read on signs (`display`)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from controller.config.display import display_name, toml_error
 from controller.config.parts import (
     Award,
     Communication,
@@ -45,7 +47,9 @@ __all__ = [
     "Policy",
     "ProgressiveDef",
     "TableDef",
+    "forget_logged_configs",
     "load_floor_config",
+    "logged_config",
     "parse_award",
 ]
 
@@ -85,6 +89,8 @@ class ProgressiveDef:
     verify_for_one_from: Fraction | None = None
     """"for 1" awards at or above this need floorperson verification (649a.11(c)(8)(ii): a Five
     Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
+    name: str = ""
+    """What players call it on a sign ("Five Card Bonus"); "" shows the id."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +101,8 @@ class MeterDef:
     progressive: ProgressiveDef
     unit_cents: int
     ceiling_cents: int | None
+    name: str = ""
+    """The sign's name for this meter; "" uses the progressive's name."""
 
     @property
     def seed_subunits(self) -> int:
@@ -128,6 +136,34 @@ class FloorConfig:
     meters: Mapping[str, MeterDef]
     tables: Mapping[str, TableDef]
     communication: Communication = field(default_factory=Communication)
+    venue: str = ""
+    """The venue's title on signs (optional)."""
+
+
+#: Parsed configurations by digest. Parsing is pure, so a memo changes no result; it only keeps a
+#: replay, a restart or a reconciliation from parsing the same logged text once per activation.
+_PARSED: dict[str, tuple[str, str, FloorConfig]] = {}
+_PARSED_KEPT = 16
+
+
+def logged_config(digest: str, text: str, source: str) -> FloorConfig:
+    """The configuration a logged event holds (its text, its digest): parsed once per digest.
+
+    The log keeps the text for audit; the parsed form is looked up by the digest, and the text is
+    compared too, so a record whose digest does not match its text is never served another's."""
+    hit = _PARSED.get(digest)
+    if hit is not None and hit[0] == text and hit[1] == source:
+        return hit[2]
+    config = load_floor_config(text, source)
+    if len(_PARSED) >= _PARSED_KEPT:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[digest] = (text, source, config)
+    return config
+
+
+def forget_logged_configs() -> None:
+    """Empty the memo of `logged_config`, as a fresh process has it (benchmarks of a restart)."""
+    _PARSED.clear()
 
 
 def load_floor_config(text: str, source: str) -> FloorConfig:
@@ -135,9 +171,11 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
+        where, what = toml_error(str(exc))
+        raise ConfigError(source, where, f"not valid TOML: {what}") from exc
     root = ConfigReader(source, "", data)
     known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
+    known.add("venue")
     root.only_keys(known)
     policy = _policy(root.table("policy", required=False))
     progressives = {
@@ -157,6 +195,7 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
         meters=meters,
         tables=tables,
         communication=parse_communication(root.table("communication", required=False)),
+        venue=display_name(root, "venue"),
     )
 
 
@@ -192,6 +231,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
             "bonuses",
             "wager_on",
             "verify_for_one_from",
+            "name",
         }
     )
     hand = reader.choice("hand", HAND_SOURCES, None)
@@ -210,6 +250,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
         verify_for_one_from=reader.fraction("verify_for_one_from")
         if reader.has("verify_for_one_from")
         else None,
+        name=display_name(reader, "name"),
     )
 
 
@@ -250,7 +291,7 @@ def _meters(
     progressive_ids = tuple(progressives)
     for mid in reader.names():
         entry = reader.table(mid)
-        entry.only_keys({"progressive", "ceiling"})
+        entry.only_keys({"progressive", "ceiling", "name"})
         pid = entry.choice("progressive", progressive_ids, None)
         units = set(units_of.get(mid, ()))
         if len(units) != 1:
@@ -269,7 +310,11 @@ def _meters(
             )
         ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
         meters[mid] = MeterDef(
-            meter_id=mid, progressive=definition, unit_cents=unit, ceiling_cents=ceiling
+            meter_id=mid,
+            progressive=definition,
+            unit_cents=unit,
+            ceiling_cents=ceiling,
+            name=display_name(entry, "name"),
         )
     return meters
 

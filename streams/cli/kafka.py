@@ -30,12 +30,13 @@ from streams.adapters.kafka.security import activate_from, add_security_argument
 from streams.adapters.kafka.settings import add_arguments, default_bootstrap, settings_from
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
-from streams.cli import kafka_grant
-from streams.embedded.engine import utc_now
-from streams.scaleout import reconcile as kafka_reconcile
+from streams.cli import kafka_grant, kafka_reconcile
+from streams.cli.common import OneLineParser, fail, run_handler
+from streams.clock import utc_now
+from streams.codec import Output
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
-from streams.scaleout.records import Output, event_output, op_to_bytes, seed_op
+from streams.scaleout.records import event_output, op_to_bytes, seed_op
 
 
 def add_parser(sub: Any) -> None:
@@ -61,9 +62,7 @@ def add_parser(sub: Any) -> None:
         help="meters from a fold of the events topic, or from the workers' stored state",
     )
     dump.set_defaults(handler=handle_dump)
-    reconcile = kafka.add_parser("reconcile", help="reconcile every meter from the topics")
-    _common(reconcile)
-    kafka_reconcile.add_period_arguments(reconcile)
+    kafka_reconcile.add_parser(kafka)
     from streams.http import kafka_pages  # noqa: PLC0415  # kafka signage, pages
     from streams.scaleout import signage as kafka_signage  # noqa: PLC0415  # kafka signage, pages
 
@@ -136,6 +135,8 @@ def activate(bootstrap: str, names: TopicNames, config_path: Path, *, first: boo
 def handle_ingest(args: argparse.Namespace) -> int:
     """Produce the file's events; print what was produced and skipped."""
     names = TopicNames(args.prefix)
+    if not args.events.is_file():  # before the broker is asked anything
+        return fail("jackpot kafka ingest", f"{args.events}: no such events file")
     try:
         activate_from(args)
         summary = ingest_file(args.bootstrap, names, args.events, resume=not args.no_resume)
@@ -161,8 +162,8 @@ def handle_dump(args: argparse.Namespace) -> int:
     """Print meters, awards and rejections as JSON."""
     names = TopicNames(args.prefix)
     try:
-        activate_from(args)
         config = load_floor_config(args.config.read_text(encoding="utf-8"), str(args.config))
+        activate_from(args)
         fold = read_events(args.bootstrap, names)
         meters = worker_meters(args.bootstrap, names) if args.source == "state" else fold.meters
     except JackpotError as exc:
@@ -174,11 +175,10 @@ def handle_dump(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m streams.cli.kafka SUBCOMMAND ...`` (the same as ``jackpot kafka``)."""
-    parser = argparse.ArgumentParser(prog="python -m streams.cli.kafka")
+    parser = OneLineParser(prog="python -m streams.cli.kafka")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["kafka", *(sys.argv[1:] if argv is None else argv)])
-    result: int = args.handler(args)
-    return result
+    return run_handler(args)
 
 
 if __name__ == "__main__":

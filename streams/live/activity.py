@@ -30,6 +30,7 @@ from controller.model.events import (
 from controller.model.money import format_cents, format_subunits
 from controller.model.state import MeterState
 from streams.live.alerts import Row
+from streams.live.signs import sign_display
 
 #: meter id -> (amount_sub, meter seq) as the batches so far left it
 Track = dict[str, tuple[int, int]]
@@ -140,8 +141,9 @@ def award_row(event: EnvyAwarded | FixedAwarded) -> Row:
     return row
 
 
-def hit_notice(hit: ProgressiveHit) -> Row:
-    """What a sign celebrates: the table, the amount won and the value the meter restarts at."""
+def hit_notice(hit: ProgressiveHit, received_at: str = "") -> Row:
+    """What a sign celebrates: the table, the amount won and the value the meter restarts at;
+    and, for the panel's last-hit line, its id, share, status and when the controller got it."""
     return {
         "meter_id": hit.meter_id,
         "table_id": hit.table_id,
@@ -149,6 +151,11 @@ def hit_notice(hit: ProgressiveHit) -> Row:
         "reset_amount": format_subunits(hit.meter_after_sub),
         "hand": hit.hand,
         "seq": hit.meter_seq,
+        "hit_id": hit.hit_id,
+        "share": hit.share,
+        "status": "pending_validation",
+        "received_at": received_at,
+        "occurred_at": hit.occurred_at,
     }
 
 
@@ -167,14 +174,5 @@ def meter_row(meter: MeterState, labels: Mapping[str, tuple[str, str]], updated_
 
 
 def meter_labels(config: FloorConfig | None) -> dict[str, tuple[str, str]]:
-    """Per meter: the sign's title (its id in capitals) and subtitle (the hand that wins the
-    whole meter, and the wager unit)."""
-    if config is None:
-        return {}
-    labels: dict[str, tuple[str, str]] = {}
-    for meter_id, meter in config.meters.items():
-        top = next((h for h, a in meter.progressive.pays if a.kind == "meter_percent"), "")
-        unit = f"${format_cents(meter.unit_cents).removesuffix('.00')} WAGER"
-        subtitle = f"{top.replace('_', ' ').upper()} · {unit}" if top else unit
-        labels[meter_id] = (meter_id.replace("-", " ").upper(), subtitle)
-    return labels
+    """Per meter: the sign's title and subtitle (`streams.live.signs.meter_label`)."""
+    return dict(sign_display(config).labels)

@@ -39,9 +39,8 @@ from controller.model.views import View, awards_view, meters_view
 from streams.adapters.kafka.read import as_bytes, header, partitions_of, read_topic, text
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import TopicNames
-from streams.embedded.engine import decode
+from streams.codec import DEDUPE_HEADER, decode
 from streams.scaleout.meters import meter_record_from_bytes
-from streams.scaleout.records import DEDUPE_HEADER
 from streams.scaleout.store import is_reserved
 
 

@@ -41,8 +41,9 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import as_bytes, reader
 from streams.adapters.kafka.transactions import Committing, error_text, fencing
 from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.codec import DEDUPE_HEADER, Output
 from streams.scaleout.ownership import Ownership
-from streams.scaleout.records import DEDUPE_HEADER, Output, SourcePos, coalesced
+from streams.scaleout.records import SourcePos, coalesced
 from streams.scaleout.store import Lane, is_reserved, progress_key
 
 LOG = logging.getLogger("jackpot.kafka.worker")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -40,8 +41,9 @@ from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_s
 from streams.adapters.memory import MemoryLog
 from streams.cli.kafka import activate
 from streams.cli.replay import replay_file
+from streams.codec import decode
 from streams.door.json_lines import parse_json_line
-from streams.embedded.engine import EmbeddedController, decode
+from streams.embedded.engine import EmbeddedController
 from streams.scaleout.dump import (
     Fold,
     award_sort_key,
@@ -302,7 +304,9 @@ def _config() -> FloorConfig:
 
 
 def _reasons(rows: list[dict[str, object]]) -> list[str]:
-    return sorted(str(r["reason"]) for r in rows)
+    """The refusal reasons, sorted; ``jackpot replay`` names a file's line ("line 2489: ...")
+    where the Kafka engine, which gets the line as a record, cannot ("line: ...")."""
+    return sorted(re.sub(r"^line \d+: ", "line: ", str(r["reason"])) for r in rows)
 
 
 def _order_free(rows: list[dict[str, object]]) -> list[tuple[str, ...]]:

@@ -19,10 +19,9 @@ import pytest
 from confluent_kafka import Producer
 
 from controller.model.events import ContributionRecorded
-from streams.embedded.engine import encode
+from streams.codec import DEDUPE_HEADER, encode
 from streams.scaleout.dump import read_events
 from streams.scaleout.ingest import ingest_file
-from streams.scaleout.records import DEDUPE_HEADER
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import (
     CONFIG,

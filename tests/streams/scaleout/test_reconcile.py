@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.model.state import MeterState
+from streams.codec import DEDUPE_HEADER
 from streams.reconcile.live import compare_live
 from streams.scaleout.reconcile import StateMeters, log_of
-from streams.scaleout.records import DEDUPE_HEADER
 
 
 @dataclass
