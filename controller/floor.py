@@ -15,11 +15,13 @@ from controller.config.change import activate, due_change
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve, evolve_many
 from controller.meter import (
+    AnyClaim,
     ContributionClaim,
     HitClaim,
     ReversalClaim,
     decide_meter,
     evolve_meter,
+    onward_claim,
 )
 from controller.model.commands import (
     ActivateConfig,
@@ -36,6 +38,7 @@ from controller.model.events import (
     HitValidated,
     MeterCorrected,
 )
+from controller.model.money import format_subunits
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
 from controller.rules.table import decide_table
@@ -94,13 +97,16 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
     out: list[Event] = [event]
     working: dict[str, MeterState] = {}
     for step in steps:
-        if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
-            meter = working.get(step.meter_id) or state.meters[step.meter_id]
-            meter_event = decide_meter(meter, config.meters[step.meter_id], step)
-            working[step.meter_id] = evolve_meter(meter, meter_event)
-            out.append(meter_event)
-        else:
+        if not isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
             out.append(step)
+            continue
+        claim: AnyClaim | None = step
+        while claim is not None:  # a contribution above a ceiling may be diverted on (no loops)
+            meter = working.get(claim.meter_id) or state.meters[claim.meter_id]
+            meter_event = decide_meter(meter, config.meters[claim.meter_id], claim)
+            working[claim.meter_id] = evolve_meter(meter, meter_event)
+            out.append(meter_event)
+            claim = onward_claim(meter_event)
     return (*out, *due_change(state, event, out))
 
 
@@ -119,6 +125,7 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     ):
         msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
         raise RuleViolation(msg)
+    _check_below_ceiling(state, meter, command.amount_delta_sub)
     return MeterCorrected(
         meter_id=command.meter_id,
         amount_delta_sub=command.amount_delta_sub,
@@ -128,6 +135,19 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         meter_seq=meter.seq + 1,
         occurred_at=command.occurred_at,
     )
+
+
+def _check_below_ceiling(state: FloorState, meter: MeterState, delta_sub: int) -> None:
+    """A correction upwards never takes a meter above its ceiling (NY 5320.8: the meter never shows
+    more); one downwards always may."""
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    ceiling = None if definition is None else definition.ceiling_sub
+    if ceiling is not None and delta_sub > 0 and meter.amount_sub + delta_sub > ceiling:
+        msg = (
+            f"correction would take meter {meter.meter_id!r} above its ceiling "
+            f"{format_subunits(ceiling)}; a meter never shows more (NY 5320.8)"
+        )
+        raise RuleViolation(msg)
 
 
 def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated | HitPaid:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from fractions import Fraction
 
 from controller.config.floor import MeterDef
+from controller.meter import split_at_ceiling
 from controller.model.events import (
     AwardShare,
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     MeterEvent,
@@ -118,14 +120,41 @@ def check_hit(meter: MeterState, hit: ProgressiveHit, definition: MeterDef | Non
     if _total(hit.winners) != hit.amount_cents:
         problems.append(f"winners' parts add up to {_total(hit.winners)}, not {hit.amount_cents}")
     released = hit.reserve_before_sub - hit.reserve_after_sub
+    released += hit.overflow_before_sub - hit.overflow_after_sub
     after = hit.meter_before_sub - hit.amount_cents * SUBUNITS_PER_CENT + hit.reseed_sub + released
     if after != hit.meter_after_sub:
         problems.append(
             f"meter after {format_subunits_exact(hit.meter_after_sub)} does not follow from "
-            f"before - paid + reseed + reserve released ({format_subunits_exact(after)})"
+            f"before - paid + reseed + reserve and overflow released "
+            f"({format_subunits_exact(after)})"
         )
     problems += _reset(hit, share, definition)
     return problems
+
+
+def check_ceiling(
+    meter: MeterState,
+    event: ContributionRecorded | ContributionDiverted,
+    definition: MeterDef | None,
+) -> list[str]:
+    """The meter stops at its ceiling and not before; the rest is carried or diverted as configured
+    (NY 5320.8, NJ 13:69E-1.39A). Without a configuration there is nothing to check against."""
+    if definition is None:
+        return []
+    arriving = event.primary_sub if isinstance(event, ContributionRecorded) else event.amount_sub
+    kept, overflow, diverted = split_at_ceiling(meter, definition, arriving)
+    if (overflow, diverted) == (event.overflow_sub, event.diverted_sub) and (
+        not diverted or event.divert_to == definition.divert_to
+    ):
+        return []
+    return [
+        f"of {format_subunits_exact(arriving)} the meter kept "
+        f"{format_subunits_exact(arriving - event.overflow_sub - event.diverted_sub)}, carried "
+        f"{format_subunits_exact(event.overflow_sub)} and diverted "
+        f"{format_subunits_exact(event.diverted_sub)} to {event.divert_to or '-'}; its ceiling "
+        f"says {format_subunits_exact(kept)}, {format_subunits_exact(overflow)} and "
+        f"{format_subunits_exact(diverted)} to {definition.divert_to or '-'}"
+    ]
 
 
 def _priced(meter: MeterState, hit: ProgressiveHit) -> list[str]:
@@ -155,6 +184,8 @@ def _reset(hit: ProgressiveHit, share: Fraction | None, definition: MeterDef | N
             f"reseed {format_subunits_exact(hit.reseed_sub)}, expected "
             f"{format_subunits_exact(reseed)}"
         )
+    if not full and hit.overflow_after_sub != hit.overflow_before_sub:
+        problems.append("a partial award must leave the overflow alone")
     if hit.reserve_after_sub != (0 if full else hit.reserve_before_sub):
         problems.append(
             f"reserve after {format_subunits_exact(hit.reserve_after_sub)}: a "

@@ -229,7 +229,7 @@ class FloorMachine(FloorSteps):
     @invariant()
     def meters_are_conserved_and_never_negative(self) -> None:
         for meter in self.state.meters.values():
-            assert meter.explained_sub() == meter.amount_sub + meter.reserve_sub, meter
+            assert meter.explained_sub() == meter.held_sub(), meter
             assert meter.amount_sub >= 0, meter
             assert meter.reserve_sub >= 0, meter
         for ref in self.ref.meters.values():
