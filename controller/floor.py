@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from controller.ceiling import onward_claim
 from controller.config.change import activate, due_change
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve, evolve_many
@@ -21,7 +22,6 @@ from controller.meter import (
     ReversalClaim,
     decide_meter,
     evolve_meter,
-    onward_claim,
 )
 from controller.model.commands import (
     ActivateConfig,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from controller.ceiling import split_at_ceiling
 from controller.config.floor import MeterDef
-from controller.meter import split_at_ceiling
 from controller.model.events import (
     AwardShare,
     ContributionDiverted,
