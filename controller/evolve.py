@@ -28,6 +28,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.state import (
@@ -97,7 +99,12 @@ class _Floor:
             ):
                 self.tables[event.table_id] = evolve_table(self.tables.get(event.table_id), event)
             case (
-                MeterSeeded() | ContributionsReversed() | MeterCorrected() | ContributionDiverted()
+                MeterSeeded()
+                | ContributionsReversed()
+                | MeterCorrected()
+                | ContributionDiverted()
+                | MeterTransferredOut()
+                | MeterTransferredIn()
             ):
                 self._meter(event)
             case ContributionRecorded():

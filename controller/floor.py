@@ -28,6 +28,7 @@ from controller.model.commands import (
     CorrectMeter,
     OperatorCommand,
     PayHit,
+    TransferMeter,
     ValidateHit,
 )
 from controller.model.errors import ConfigError, RuleViolation
@@ -42,6 +43,7 @@ from controller.model.money import format_subunits
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
 from controller.rules.table import decide_table
+from controller.transfer import transfer
 
 __all__ = ["decide", "evolve", "evolve_many", "replay", "run"]
 
@@ -58,6 +60,8 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
                 return (_correct(state, command),)
             case ValidateHit() | PayHit():
                 return (_hit_life(state, command),)
+            case TransferMeter():
+                return transfer(state, command)
             case _:
                 return _table_event(state, command)
     except RuleViolation as exc:
@@ -67,7 +71,7 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
 
 
 def _rejected(command: Command, reason: str) -> EventRejected:
-    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
+    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter):
         return EventRejected(
             event_id=command.command_id,
             table_id="",
@@ -115,6 +119,9 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     meter = state.meters.get(command.meter_id)
     if meter is None:
         msg = f"unknown meter {command.meter_id!r}"
+        raise RuleViolation(msg)
+    if meter.retired:
+        msg = f"meter {command.meter_id!r} is retired: it accepts nothing more"
         raise RuleViolation(msg)
     if not command.by.strip() or not command.reason.strip():
         msg = "a meter correction needs who made it (by) and why (reason)"

@@ -26,6 +26,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
@@ -315,6 +317,28 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 corrected_sub=meter.corrected_sub
                 + event.amount_delta_sub
                 + event.reserve_delta_sub,
+                seq=event.meter_seq,
+            )
+        case MeterTransferredOut():
+            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
+            return fast_replace(
+                meter,
+                open_rounds=Map(),
+                amount_sub=meter.amount_sub - event.amount_sub,
+                reserve_sub=meter.reserve_sub - event.reserve_sub,
+                overflow_sub=meter.overflow_sub - event.overflow_sub,
+                transferred_sub=meter.transferred_sub - moved,
+                retired=True,
+                seq=event.meter_seq,
+            )
+        case MeterTransferredIn():
+            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
+            return fast_replace(
+                meter,
+                amount_sub=meter.amount_sub + event.amount_sub,
+                reserve_sub=meter.reserve_sub + event.reserve_sub,
+                overflow_sub=meter.overflow_sub + event.overflow_sub,
+                transferred_sub=meter.transferred_sub + moved,
                 seq=event.meter_seq,
             )
         case _:

@@ -25,6 +25,7 @@ from controller.model.events import ConfigActivated, ConfigChangeScheduled, Even
 from controller.model.money import format_subunits
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import RoundSettled, RoundVoided, TableEvent
+from controller.transfer import check_retired_stay_retired
 
 
 def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
@@ -34,6 +35,7 @@ def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
     if state.config is not None:
         _check_tables(state, state.config, config)
         _check_ceilings(state, state.config, config)
+        check_retired_stay_retired(state, config)
         changed = _changed_meters(state.config, config)
     activated = ConfigActivated(
         version=state.config_version + 1,

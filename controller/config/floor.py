@@ -274,14 +274,17 @@ def _meters(
     progressive_ids = tuple(progressives)
     for mid in reader.names():
         entry = reader.table(mid)
-        entry.only_keys({"progressive", "ceiling", "overflow"})
+        entry.only_keys({"progressive", "ceiling", "overflow", "wager_unit"})
         pid = entry.choice("progressive", progressive_ids, None)
         units = set(units_of.get(mid, ()))
+        if entry.has("wager_unit"):  # a meter leaving the floor keeps its unit
+            units = units | {entry.cents("wager_unit")}
         if len(units) != 1:
             raise entry.error(
                 "progressive",
                 "a meter linked to at least one table, all of one "
-                f"wager unit (found units {sorted(units)} in cents)",
+                f"wager unit (found units {sorted(units)} in cents; a meter whose links were "
+                "removed names its own wager_unit, the same as its tables had)",
             )
         unit = units.pop()
         definition = progressives[pid]

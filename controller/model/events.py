@@ -217,6 +217,42 @@ class MeterCorrected:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MeterTransferredOut:
+    """A meter's whole pool moved to another meter under dual control; the meter is retired: it
+    accepts nothing more and stays in every report (PA 44 Pa.B. 599; Indiana 68 IAC 2-6-33)."""
+
+    TYPE: ClassVar[str] = "meter_transferred_out"
+    meter_id: str
+    to_meter_id: str
+    amount_sub: int
+    reserve_sub: int
+    overflow_sub: int
+    by: str
+    approved_by: str
+    reason: str
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterTransferredIn:
+    """A retired meter's pool arriving: its reserve to the reserve, its overflow and whatever of its
+    amount would pass this meter's ceiling to the overflow, the rest to the meter."""
+
+    TYPE: ClassVar[str] = "meter_transferred_in"
+    meter_id: str
+    from_meter_id: str
+    amount_sub: int
+    reserve_sub: int
+    overflow_sub: int
+    by: str
+    approved_by: str
+    reason: str
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HitValidated:
     """A floorperson or above validated a progressive hit (649a.11(c)(5)(iii))."""
 
@@ -257,6 +293,8 @@ MeterEvent = (
     | ContributionsReversed
     | ProgressiveHit
     | MeterCorrected
+    | MeterTransferredOut
+    | MeterTransferredIn
 )
 DerivedEvent = (
     ConfigActivated
@@ -280,6 +318,8 @@ DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
         ContributionsReversed,
         ProgressiveHit,
         MeterCorrected,
+        MeterTransferredOut,
+        MeterTransferredIn,
         FixedAwarded,
         EnvyAwarded,
         HitValidated,

@@ -109,6 +109,8 @@ class MeterState:
     """Contributions above the ceiling, carried to the next 100% hit's restart (NY 5320.8)."""
     transferred_sub: int = 0
     """Net money moved in (+) or out (-) by other meters' diverts and by transfers."""
+    retired: bool = False
+    """Its pool was transferred away: it accepts nothing more, and stays in every report."""
     open_rounds: Map[str, tuple[str, int, int]] = field(default_factory=Map)
     """Per table, the round whose contributions are still in this meter: (round_id, primary_sub,
     reserve_sub). A void reverses at most this; a 100% hit pays it out and clears it. The primary

@@ -19,6 +19,7 @@ from controller.model.events import (
     ContributionsReversed,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT, format_subunits_exact, percent_of_meter_cents
@@ -33,6 +34,23 @@ def check_sequence(meter: MeterState, event: MeterEvent) -> list[str]:
     if event.meter_seq == meter.seq + 1:
         return []
     return [f"meter_seq {event.meter_seq} follows {meter.seq}: expected {meter.seq + 1}"]
+
+
+def check_retired(meter: MeterState, event: MeterEvent) -> list[str]:
+    """A retired meter accepts nothing more; a transfer out moves its whole pool (44 Pa.B. 599)."""
+    if meter.retired:
+        return [f"{event.TYPE} on meter {meter.meter_id}, which was retired by a transfer"]
+    if not isinstance(event, MeterTransferredOut):
+        return []
+    moved = (event.amount_sub, event.reserve_sub, event.overflow_sub)
+    held = (meter.amount_sub, meter.reserve_sub, meter.overflow_sub)
+    if moved == held:
+        return []
+    return [
+        "transfer moves " + " / ".join(format_subunits_exact(m) for m in moved) + " but the "
+        "meter held " + " / ".join(format_subunits_exact(h) for h in held) + " (meter / reserve / "
+        "overflow)"
+    ]
 
 
 def check_level(meter: MeterState) -> list[str]:

@@ -14,6 +14,8 @@ The balance, to the sub-unit (README "Money"; rules README 6-7)::
                        - reserve released + reserve corrections
     closing overflow = opening overflow + carried - reversed from it - released by 100% hits
 
+and each pool also less what a transfer moved out (the meter retires) plus what one moved in.
+
 The closing values come from `controller.meter.evolve_meter`, the same fold the live system runs,
 which takes a hit's ``meter_after_sub`` as recorded; the flows are summed from the events' own
 fields. A record that does not add up therefore makes the two differ, and the ledger keeps the
@@ -33,6 +35,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT
@@ -42,6 +46,7 @@ from controller.reconciliation.checks import (
     check_contribution,
     check_hit,
     check_level,
+    check_retired,
     check_seed,
     check_sequence,
 )
@@ -101,6 +106,7 @@ class MeterLedger:
     def apply(self, position: int, at: str, event: MeterEvent, definition: MeterDef | None) -> None:
         """Check the event against the meter as it stands, count its flows, then apply it."""
         self.flag(position, "sequence", check_sequence(self.state, event))
+        self.flag(position, "retired", check_retired(self.state, event))
         if self.is_open:
             self._count(position, at, event, definition)
         if isinstance(event, ProgressiveHit):
@@ -156,6 +162,8 @@ class MeterLedger:
                 )
                 self.splits += event.on == "dealer" and len(event.winners) > 1
                 self.award("progressive", event.hand, event.amount_cents)
+            case MeterTransferredOut() | MeterTransferredIn():
+                self._moved(event)
             case MeterCorrected():
                 self.flows = fast_replace(
                     f,
@@ -163,6 +171,17 @@ class MeterLedger:
                     corrected_reserve_sub=f.corrected_reserve_sub + event.reserve_delta_sub,
                 )
                 self.corrections.append(Correction.of(position, at, event))
+
+    def _moved(self, event: MeterTransferredOut | MeterTransferredIn) -> None:
+        """A transfer out (the meter retires) or in, by pool, to the sub-unit."""
+        parts = (event.amount_sub, event.reserve_sub, event.overflow_sub)
+        f = self.flows
+        if isinstance(event, MeterTransferredOut):
+            total = tuple(a + b for a, b in zip(f.moved_out, parts, strict=True))
+            self.flows = fast_replace(f, moved_out=total)
+        else:
+            total = tuple(a + b for a, b in zip(f.moved_in, parts, strict=True))
+            self.flows = fast_replace(f, moved_in=total)
 
     def _contribution(self, event: ContributionRecorded) -> None:
         f = self.flows

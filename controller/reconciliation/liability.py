@@ -111,8 +111,8 @@ def liability_line(gaming_day: str, meter: MeterReport) -> LiabilityLine:
         carried_to_overflow_sub=f.to_overflow_sub,
         seeds_sub=f.seeded_sub + f.reseeded_sub,
         awards_paid_sub=f.paid_sub,
-        transfers_in_sub=f.diverted_in_sub,
-        transfers_out_sub=f.diverted_out_sub,
+        transfers_in_sub=f.diverted_in_sub + sum(f.moved_in),
+        transfers_out_sub=f.diverted_out_sub + sum(f.moved_out),
         voids_sub=f.reversed_primary_sub + f.reversed_reserve_sub,
         corrections_sub=f.corrected_amount_sub + f.corrected_reserve_sub,
     )

@@ -191,6 +191,8 @@ class Flows:
     diverted_in_sub: int = 0  # arrived from another meter's excess
     reversed_overflow_sub: int = 0  # of reversed_primary_sub, the part taken from the overflow
     overflow_released_sub: int = 0  # overflow moved onto the meter by 100% hits
+    moved_out: tuple[int, int, int] = (0, 0, 0)  # (meter, reserve, overflow) transferred away
+    moved_in: tuple[int, int, int] = (0, 0, 0)  # (meter, reserve, overflow) transferred here
 
     def expected(
         self, opening_amount_sub: int, opening_reserve_sub: int, opening_overflow_sub: int = 0
@@ -210,6 +212,8 @@ class Flows:
             + self.released_sub
             + self.overflow_released_sub
             + self.corrected_amount_sub
+            - self.moved_out[0]
+            + self.moved_in[0]
         )
         reserve = (
             opening_reserve_sub
@@ -217,12 +221,16 @@ class Flows:
             - self.reversed_reserve_sub
             - self.released_sub
             + self.corrected_reserve_sub
+            - self.moved_out[1]
+            + self.moved_in[1]
         )
         overflow = (
             opening_overflow_sub
             + self.to_overflow_sub
             - self.reversed_overflow_sub
             - self.overflow_released_sub
+            - self.moved_out[2]
+            + self.moved_in[2]
         )
         return amount, reserve, overflow
 

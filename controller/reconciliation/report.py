@@ -45,6 +45,8 @@ from controller.model.events import (
     HitValidated,
     MeterCorrected,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import format_subunits_exact
@@ -194,6 +196,8 @@ class _Fold:
                 | ContributionDiverted()
                 | ProgressiveHit()
                 | MeterCorrected()
+                | MeterTransferredOut()
+                | MeterTransferredIn()
             ):
                 self._meter_event(position, event)
             case ContributionsReversed():
@@ -224,7 +228,9 @@ class _Fold:
         | ContributionRecorded
         | ContributionDiverted
         | ProgressiveHit
-        | MeterCorrected,
+        | MeterCorrected
+        | MeterTransferredOut
+        | MeterTransferredIn,
     ) -> None:
         if isinstance(event, ContributionRecorded):
             # What each unsettled round gave each meter, so a void can be checked against it.

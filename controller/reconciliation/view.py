@@ -95,6 +95,7 @@ def meter_document(meter: MeterReport) -> Document:
             "reversed": _sub(f.reversed_overflow_sub),
             "released": _sub(f.overflow_released_sub),
         },
+        "transfers": {"out": _pair(*f.moved_out), "in": _pair(*f.moved_in)},
         "corrections": {
             "amount": _sub(f.corrected_amount_sub),
             "reserve": _sub(f.corrected_reserve_sub),
@@ -251,6 +252,8 @@ def _balance_rows(m: MeterReport) -> Iterator[Row]:
         ("reserve_released", "", f.released_sub, -f.released_sub, 0),
         ("overflow_released", "", f.overflow_released_sub, 0, -f.overflow_released_sub),
         ("corrections", len(m.corrections), f.corrected_amount_sub, f.corrected_reserve_sub, 0),
+        ("transferred_out", "", -f.moved_out[0], -f.moved_out[1], -f.moved_out[2]),
+        ("transferred_in", "", *f.moved_in),
         ("expected", "", *m.expected),
         ("closing", "", c.amount_sub, c.reserve_sub, c.overflow_sub),
         ("difference", "", *m.difference),

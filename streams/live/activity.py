@@ -26,6 +26,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import format_cents, format_subunits
@@ -60,6 +62,10 @@ def advance(track: Track, event: MeterEvent) -> tuple[int | None, int | None]:
             after = None if before is None else before - event.primary_sub + event.overflow_sub
         case MeterCorrected():
             after = None if before is None else before + event.amount_delta_sub
+        case MeterTransferredOut():
+            after = None if before is None else before - event.amount_sub
+        case MeterTransferredIn():
+            after = None if before is None else before + event.amount_sub
         case _:
             assert_never(event)
     if after is None:

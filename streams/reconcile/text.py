@@ -72,10 +72,16 @@ def _balance(m: Doc) -> list[tuple[object, ...]]:
         ("+/- reserve released at 100% hits", "", released, _negated(released), ""),
         ("+/- overflow released at 100% hits", "", o["released"], "", _negated(o["released"])),
         ("+/- corrections", len(k["items"]), k["amount"], k["reserve"], ""),
+        _moved("- transferred out (retired)", m["transfers"]["out"]),
+        _moved("+ transferred in", m["transfers"]["in"]),
         pools("expected", "= expected"),
         pools("closing", "closing"),
         pools("difference", "difference"),
     ]
+
+
+def _moved(label: str, pools: Doc) -> tuple[object, ...]:
+    return (label, "", pools["amount"], pools["reserve"], pools["overflow"])
 
 
 def _meter(m: Doc) -> list[str]:

@@ -27,6 +27,7 @@ from tests.controller.scenario import (
     voided,
     wager,
 )
+from tests.controller.test_transfer import LINK, METER, transfer_to
 
 BONUS = "five_card_hand_bonus"
 
@@ -34,9 +35,15 @@ BONUS = "five_card_hand_bonus"
 CAPPED = PA.replace(
     '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"',
     '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"\nceiling = "1000.20"\n'
-    'overflow = "divert:tcp-progressive-5"',
+    'overflow = "divert:tcp-five-of-six"',
 )
 """The example floor with a ceiling on tcp-progressive that the second $1 wager crosses."""
+
+
+def unlinked(text: str) -> str:
+    """``text`` with tcp-7 and tcp-8 (the $5 tables) no longer linked to tcp-progressive-5."""
+    assert LINK in text
+    return text.replace(LINK, "").replace(METER, METER + 'wager_unit = "5.00"\n')
 
 
 def busy_floor() -> Scenario:
@@ -67,6 +74,8 @@ def busy_floor() -> Scenario:
         activate(CAPPED.replace('primary_rate = "14%"', 'primary_rate = "15%"'), by="manager-2"),
         voided("misdeal"),
         correct("tcp-five-card", sub("1.00"), by="mgr", reason="sign"),
+        activate(unlinked(CAPPED.replace('primary_rate = "14%"', 'primary_rate = "15%"'))),
+        transfer_to("tcp-progressive"),
     )
     scenario.when(at(wager(1, "ante", "1.00"), table="tcp-404"))
     return scenario
