@@ -10,7 +10,7 @@ ceiling holds: whatever of the amount would pass it goes to that meter's overflo
 from __future__ import annotations
 
 from controller.ceiling import split_at_ceiling
-from controller.config.floor import FloorConfig, MeterDef
+from controller.config.floor import FloorConfig, MeterDef, load_floor_config
 from controller.model.commands import TransferMeter
 from controller.model.errors import RuleViolation
 from controller.model.events import MeterTransferredIn, MeterTransferredOut
@@ -24,6 +24,13 @@ def transfer(
     _check_people(command)
     config, source, target = _meters(state, command)
     _check_unlinked(config, source.meter_id)
+    if state.pending_config is not None:  # it would link the meter again once it applies
+        pending = state.pending_config
+        try:
+            _check_unlinked(load_floor_config(pending.text, pending.source), source.meter_id)
+        except RuleViolation as exc:
+            msg = f"the configuration scheduled as version {pending.version}: {exc}"
+            raise RuleViolation(msg) from exc
     carry = MeterDef(
         meter_id=target.meter_id,
         progressive=config.meters[target.meter_id].progressive,

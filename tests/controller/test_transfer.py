@@ -195,3 +195,17 @@ def test_a_transfer_that_leaves_money_behind_or_an_event_after_retirement_is_fla
     assert ("retired", "tcp-progressive-5", (index + 1,)) in kinds
     assert ("retired", "tcp-progressive-5", (len(log),)) in kinds
     assert not report.balanced
+
+
+def test_a_scheduled_configuration_that_still_links_the_meter_blocks_the_transfer() -> None:
+    # Retired means nothing reaches it again: not even a change already waiting for a safe point.
+    floor = five_dollar_floor()
+    relinking = UNLINKED.replace('primary_rate = "14%"', 'primary_rate = "15%"', 1)
+    relinking = relinking.replace(
+        '[tables.tcp-7]\ngame = "three_card_poker"\nseats = 7\nwager_unit = "5.00"\n',
+        '[tables.tcp-7]\ngame = "three_card_poker"\nseats = 7\nwager_unit = "5.00"\n' + LINK,
+    )
+    assert relinking.count(LINK) == 1
+    floor.events(*locked_round("tcp-1", "r9", wager(1, "progressive", "1.00")), activate(relinking))
+    assert floor.state.pending_config is not None  # the rate change waits for tcp-1's round
+    floor.when(transfer_to("tcp-progressive")).then(rejected("scheduled", "table tcp-7"))
