@@ -24,9 +24,9 @@ import pytest
 
 from controller.config.floor import load_floor_config
 from streams.adapters.sqlite import SqliteLog
+from streams.cli import reconcile as reconcile_cli
 from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
-from streams.reconcile import service
 from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.reconcile.test_service import sub
 
@@ -114,9 +114,9 @@ def _add(f: dict[str, int], e: dict[str, Any]) -> None:
 
 def liability(db: Path, *argv: str) -> int:
     parser = argparse.ArgumentParser()
-    service.add_parser(parser.add_subparsers())
+    reconcile_cli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["reconcile", "--db", str(db), "--liability", *argv])
-    result: int = service.handle(args)
+    result: int = reconcile_cli.handle(args)
     return result
 
 
