@@ -107,13 +107,9 @@ class MeterDef:
         """The ceiling in sub-units; None when the meter has none."""
         return None if self.ceiling_cents is None else self.ceiling_cents * SUBUNITS_PER_CENT
 
-    def limits(self) -> tuple[int | None, str]:
-        """(ceiling, divert_to): the part of the definition that may change on a live meter at once
-        (a ceiling may be raised any time, Maryland COMAR 36.04.01.30)."""
-        return self.ceiling_cents, self.divert_to
-
     def without_limits(self) -> MeterDef:
-        """The definition with no ceiling, to compare the parts that wait for a safe point."""
+        """The definition without its ceiling and overflow: the parts that wait for a safe point
+        (a ceiling may be raised any time, Maryland COMAR 36.04.01.30)."""
         return MeterDef(
             meter_id=self.meter_id,
             progressive=self.progressive,
