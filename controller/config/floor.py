@@ -10,7 +10,8 @@ names the file, the key and what was expected. Structure (see
 
     [policy]                              settlement choices the rule texts leave open
     [progressives.<id>]                   a paytable: hand, seed/reseed "for 1", rates, pays, envy
-    [meters.<id>]                         a meter: which progressive it runs, optional ceiling
+    [meters.<id>]                         a meter: which progressive it runs, optional ceiling and
+                                          overflow ("carry" or "divert:<meter_id>")
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
     [communication]                       optional: table_silence_limit_seconds (default 30)
     venue = "..."; name = "..."           optional names players read on signs (`display`)
@@ -103,6 +104,26 @@ class MeterDef:
     ceiling_cents: int | None
     name: str = ""
     """The sign's name for this meter; "" uses the progressive's name."""
+    divert_to: str = ""
+    """``overflow = "divert:<meter_id>"``: what a contribution would put above the ceiling goes to
+    that meter; "" (``overflow = "carry"``, the default): it is carried in this meter's overflow
+    until the next 100% hit (NY 5320.8, NJ 13:69E-1.39A)."""
+
+    @property
+    def ceiling_sub(self) -> int | None:
+        """The ceiling in sub-units; None when the meter has none."""
+        return None if self.ceiling_cents is None else self.ceiling_cents * SUBUNITS_PER_CENT
+
+    def without_limits(self) -> MeterDef:
+        """The definition without its ceiling and overflow: the parts that wait for a safe point
+        (a ceiling may be raised any time, Maryland COMAR 36.04.01.30)."""
+        return MeterDef(
+            meter_id=self.meter_id,
+            progressive=self.progressive,
+            unit_cents=self.unit_cents,
+            ceiling_cents=None,
+            name=self.name,
+        )
 
     @property
     def seed_subunits(self) -> int:
@@ -291,14 +312,17 @@ def _meters(
     progressive_ids = tuple(progressives)
     for mid in reader.names():
         entry = reader.table(mid)
-        entry.only_keys({"progressive", "ceiling", "name"})
+        entry.only_keys({"progressive", "ceiling", "overflow", "wager_unit", "name"})
         pid = entry.choice("progressive", progressive_ids, None)
         units = set(units_of.get(mid, ()))
+        if entry.has("wager_unit"):  # a meter leaving the floor keeps its unit
+            units = units | {entry.cents("wager_unit")}
         if len(units) != 1:
             raise entry.error(
                 "progressive",
                 "a meter linked to at least one table, all of one "
-                f"wager unit (found units {sorted(units)} in cents)",
+                f"wager unit (found units {sorted(units)} in cents; a meter whose links were "
+                "removed names its own wager_unit, the same as its tables had)",
             )
         unit = units.pop()
         definition = progressives[pid]
@@ -315,8 +339,48 @@ def _meters(
             unit_cents=unit,
             ceiling_cents=ceiling,
             name=display_name(entry, "name"),
+            divert_to=_overflow(entry, mid, ceiling, set(reader.names())),
         )
+        _check_ceiling(entry, meters[mid])
+    _check_diverts(reader, meters)
     return meters
+
+
+def _overflow(entry: ConfigReader, mid: str, ceiling: int | None, known: set[str]) -> str:
+    """``overflow``: "carry" (default) or "divert:<meter_id>" of another meter on this floor."""
+    if not entry.has("overflow"):
+        return ""
+    text = entry.string("overflow")
+    if ceiling is None:
+        raise entry.error("overflow", "no overflow without a ceiling (set ceiling first)")
+    if text == "carry":
+        return ""
+    target = text.removeprefix("divert:")
+    if not text.startswith("divert:") or target not in known or target == mid:
+        raise entry.error(
+            "overflow", f'"carry" or "divert:<another meter under [meters]>", got {text!r}'
+        )
+    return target
+
+
+def _check_ceiling(entry: ConfigReader, meter: MeterDef) -> None:
+    """A ceiling at or above the seed and the reseed: a meter must be able to start."""
+    ceiling = meter.ceiling_sub
+    if ceiling is not None and ceiling < max(meter.seed_subunits, meter.reseed_subunits):
+        raise entry.error("ceiling", "an amount at least the meter's seed and reseed")
+
+
+def _check_diverts(reader: ConfigReader, meters: Mapping[str, MeterDef]) -> None:
+    """Diverts never form a loop (money sent round a cycle of full meters would never land)."""
+    for start in meters:
+        seen, current = {start}, meters[start].divert_to
+        while current:
+            if current in seen:
+                raise reader.table(start).error(
+                    "overflow", f"a divert chain without a loop (it comes back to {current!r})"
+                )
+            seen.add(current)
+            current = meters[current].divert_to
 
 
 def _check_link_targets(

@@ -7,6 +7,7 @@
          | --from 2026-11-29T11:00:00Z --to 2026-11-30T11:00:00Z
          | --after-position N [--to-position M]]
         [--format table|csv|json] [--redis URL | --service URL [--token T]]
+    jackpot reconcile --db var/jackpot.db --liability --gaming-day 2026-11-29 [--days N] ...
 
 Without a period, the whole log; how a period is cut is in `controller.reconciliation.report`.
 Write a
@@ -30,6 +31,7 @@ from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, StoreUnavailable
 from controller.reconciliation.report import Period, gaming_day
 from streams.adapters.sqlite import SqliteLog
+from streams.cli import reconcile_liability
 from streams.ports import LiveMeters
 from streams.reconcile.live import ServiceMeters, compare_live
 from streams.reconcile.service import (
@@ -80,6 +82,12 @@ def add_parser(sub: Any) -> None:
         metavar="N",
         help="progress on stderr every N records (default: every 100,000, on a terminal only)",
     )
+    parser.add_argument(
+        "--liability",
+        action="store_true",
+        help="the liability per gaming day and level (with --gaming-day; NJ 13:69D-1.52)",
+    )
+    parser.add_argument("--days", type=int, default=1, metavar="N", help="with --liability")
     parser.set_defaults(handler=handle)
 
 
@@ -141,6 +149,8 @@ def _progress(position: int, head: int) -> None:
 
 def handle(args: argparse.Namespace, live: LiveMeters | None = None) -> int:
     """Reconcile and print; exit 0 balanced, 1 differences or drift, 2 bad usage or store."""
+    if getattr(args, "liability", False):
+        return reconcile_liability.handle(args)
     try:
         period = period_from_args(args)
         config = _config(args.config)

@@ -14,6 +14,7 @@ from typing import assert_never
 
 from controller.config.floor import FloorConfig
 from controller.model.events import (
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -25,6 +26,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import format_cents, format_subunits
@@ -51,11 +54,19 @@ def advance(track: Track, event: MeterEvent) -> tuple[int | None, int | None]:
         case ProgressiveHit():
             before, after = event.meter_before_sub, event.meter_after_sub
         case ContributionRecorded():
-            after = None if before is None else before + event.primary_sub
+            kept = event.primary_sub - event.overflow_sub - event.diverted_sub
+            after = None if before is None else before + kept
+        case ContributionDiverted():
+            kept = event.amount_sub - event.overflow_sub - event.diverted_sub
+            after = None if before is None else before + kept
         case ContributionsReversed():
-            after = None if before is None else before - event.primary_sub
+            after = None if before is None else before - event.primary_sub + event.overflow_sub
         case MeterCorrected():
             after = None if before is None else before + event.amount_delta_sub
+        case MeterTransferredOut():
+            after = None if before is None else before - event.amount_sub
+        case MeterTransferredIn():
+            after = None if before is None else before + event.amount_sub
         case _:
             assert_never(event)
     if after is None:

@@ -232,7 +232,14 @@ def test_a_later_configuration_may_add_a_table_and_a_meter() -> None:
 
 def test_a_later_configuration_may_not_drop_a_live_meter() -> None:
     # A live meter's definition changes only at a safe point (industry practice, rules README).
-    dropped = PA.replace('[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n', "")
+    dropped = PA.replace(
+        (
+            '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+            'name = "$5 Three Card Poker Progressive"\n'
+            'ceiling = "25000.00"\noverflow = "carry"\n'
+        ),
+        "",
+    )
     dropped = dropped[: dropped.index("[tables.tcp-7]")]
     assert "tcp-progressive-5" not in dropped
     given(PA).when(activate(dropped)).then(rejected("'tcp-progressive-5' would vanish"))
