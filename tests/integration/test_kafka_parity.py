@@ -210,7 +210,7 @@ def test_single_partition_stream_matches_the_embedded_engine_to_the_cent(tmp_pat
     reference: dict[str, Any] = replay_file(CONFIG, events)
     assert document["meters"] == reference["meters"]
     assert document["awards"] == sorted(reference["awards"], key=award_sort_key)
-    assert _reasons(document["rejected"]) == _reasons(reference["rejected"])
+    assert reasons(document["rejected"]) == reasons(reference["rejected"])
     check_log(bootstrap, names, fold, events)
     assert len(fold.accepted_ids) > 9_000
 
@@ -239,7 +239,7 @@ def test_partitioned_stream_conserves_and_matches_what_order_cannot_change(tmp_p
             theirs["hits"],
         )
     assert _order_free(document["awards"]) == _order_free(reference["awards"])
-    assert _reasons(document["rejected"]) == _reasons(reference["rejected"])
+    assert reasons(document["rejected"]) == reasons(reference["rejected"])
 
 
 def test_device_retries_are_duplicates_as_on_the_embedded_engine(tmp_path: Path) -> None:
@@ -259,10 +259,8 @@ def test_device_retries_are_duplicates_as_on_the_embedded_engine(tmp_path: Path)
     embedded = _embedded(events)
     assert document["meters"] == embedded["meters"]
     assert document["awards"] == sorted(embedded["awards"], key=award_sort_key)
-    assert _reasons(document["rejected"]) == _reasons(embedded["rejected"])
-    assert any(
-        "already accepted for a different event" in r for r in _reasons(embedded["rejected"])
-    )
+    assert reasons(document["rejected"]) == reasons(embedded["rejected"])
+    assert any("already accepted for a different event" in r for r in reasons(embedded["rejected"]))
 
 
 def _with_retries(events: Path) -> Path:
@@ -305,7 +303,7 @@ def _config() -> FloorConfig:
     return load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
 
 
-def _reasons(rows: list[dict[str, object]]) -> list[str]:
+def reasons(rows: list[dict[str, object]]) -> list[str]:
     """The refusal reasons, sorted; ``jackpot replay`` names a file's line ("line 2489: ...")
     where the Kafka engine, which gets the line as a record, cannot ("line: ...")."""
     return sorted(re.sub(r"^line \d+: ", "line: ", str(r["reason"])) for r in rows)
