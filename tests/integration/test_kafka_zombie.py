@@ -68,7 +68,7 @@ class Feeder(threading.Thread):
         self.producer = TableEventProducer(bootstrap, prefix, "zombie-feeder")
         self.lines, self.sent, self.error = lines, 0, None
         self.burst = threading.Event()
-        self.burst_sent = threading.Event()
+        self.burst_started = threading.Event()
         self.rest = threading.Event()
 
     def _send(self, count: int) -> None:
@@ -83,9 +83,9 @@ class Feeder(threading.Thread):
                 if self.rest.is_set():
                     self._send(len(self.lines))
                 elif self.burst.is_set():
+                    self.burst_started.set()
                     self._send(BURST)
                     self.burst.clear()
-                    self.burst_sent.set()
                 else:
                     self._send(max(1, TRICKLE_PER_S // 10))
                     time.sleep(0.1)
@@ -198,11 +198,11 @@ def _pause_the_owner(
     worker = workers[victim]
     logged = len(worker.logs(None))
     kind = "mid-batch" if pause % 2 else "trickle"
-    if kind == "mid-batch":  # stopped while it chews on a burst
-        feeder.burst_sent.clear()
+    if kind == "mid-batch":  # stopped while the burst arrives and it chews on it
+        feeder.burst_started.clear()
         feeder.burst.set()
-        feeder.burst_sent.wait(timeout=30)
-        time.sleep(rng.uniform(0.0, 0.2))
+        feeder.burst_started.wait(timeout=30)
+        time.sleep(rng.uniform(0.1, 0.4))
     assert worker.process is not None
     worker.process.send_signal(signal.SIGSTOP)
     time.sleep(rng.uniform(*PAUSE_S))

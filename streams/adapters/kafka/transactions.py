@@ -84,11 +84,13 @@ def group_consumer(
 
 def fencing(exc: BaseException) -> KafkaError | None:
     """The Kafka error of ``exc`` if it says this worker was fenced (a newer member owns its
-    partitions, or a newer producer its transactional id), else None."""
+    partitions, or a newer producer its transactional id), else None. ``_STATE`` counts: the
+    loop only produces inside its own transaction, so a producer in an erroneous state is one
+    whose transaction the coordinator aborted (it stalled past ``transaction.timeout.ms``)."""
     if not isinstance(exc, KafkaException) or not exc.args:
         return None
     error = exc.args[0]
-    if isinstance(error, KafkaError) and error.code() in FENCING_CODES:
+    if isinstance(error, KafkaError) and error.code() in {*FENCING_CODES, KafkaError._STATE}:
         return error
     return None
 
