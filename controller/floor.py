@@ -71,6 +71,8 @@ def _rejected(command: Command, reason: str) -> EventRejected:
             event_type=type(command).__name__,
             reason=reason,
             occurred_at=command.occurred_at,
+            idempotency_key=command.idempotency_key,
+            request_digest=command.request_digest,
         )
     return EventRejected(
         event_id=command.event_id,
@@ -127,6 +129,9 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         reason=command.reason,
         meter_seq=meter.seq + 1,
         occurred_at=command.occurred_at,
+        second_by=command.second_by,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
     )
 
 
@@ -140,11 +145,23 @@ def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated 
         if hit.status != "pending_validation":
             msg = f"hit {command.hit_id!r} is {hit.status}, not pending validation"
             raise RuleViolation(msg)
-        return HitValidated(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+        return HitValidated(
+            hit_id=hit.hit_id,
+            by=command.by,
+            occurred_at=command.occurred_at,
+            idempotency_key=command.idempotency_key,
+            request_digest=command.request_digest,
+        )
     if hit.status != "validated":
         msg = f"hit {command.hit_id!r} is {hit.status}; it must be validated before it is paid"
         raise RuleViolation(msg)
-    return HitPaid(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+    return HitPaid(
+        hit_id=hit.hit_id,
+        by=command.by,
+        occurred_at=command.occurred_at,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
+    )
 
 
 def replay(events: Iterable[Event], initial: FloorState | None = None) -> FloorState:

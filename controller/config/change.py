@@ -35,6 +35,8 @@ def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
         digest=hashlib.sha256(command.text.encode()).hexdigest(),
         by=command.by,
         occurred_at=command.occurred_at,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
     )
     if not changed:
         return _activated(state, config, activated)
@@ -46,6 +48,8 @@ def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
         by=activated.by,
         occurred_at=activated.occurred_at,
         waiting_for=changed,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
     )
     return (scheduled,)
 

@@ -53,6 +53,10 @@ class Outcome:
     event_id: str
     status: Status
     reason: str = ""
+    replayed: bool = False
+    """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
+    conflict: bool = False
+    """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
 
 
 def reused_id_reason(event_id: str) -> str:
@@ -293,16 +297,46 @@ class EmbeddedController:
             return outcome
 
     def operate(self, command: OperatorCommand) -> Outcome:
-        """Decide an operator command (configuration, correction, hit validation or payment)."""
+        """Decide an operator command (configuration, correction, hit validation or payment).
+
+        A command with an ``idempotency_key`` is logged under ``operator:<command_id>`` (the edge
+        derives the id from the caller and the key): a retry finds its first record and gets the
+        first answer, applied once, even after a restart; the key with another request is refused
+        and dead-lettered. All under the engine lock, so concurrent retries apply once too."""
         with self._lock:
+            dedupe = f"operator:{command.command_id}" if command.idempotency_key else ""
+            if dedupe:
+                earlier = self._log.payloads_of([dedupe]).get(dedupe)
+                if earlier is not None:
+                    return self._repeat(command, decode(earlier))
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            batch = [
+                LogRecord(record_key(e), encode(e), dedupe if index == 0 else "")
+                for index, e in enumerate(produced)
+            ]
             self._commit(state, batch, list(produced))
             first = produced[0]
             if isinstance(first, EventRejected):
                 return Outcome(command.command_id, "rejected", first.reason)
             return Outcome(command.command_id, "accepted")
+
+    def _repeat(self, command: OperatorCommand, first: Event) -> Outcome:
+        """The answer to a command whose key was logged before with ``first``."""
+        if getattr(first, "request_digest", None) != command.request_digest:
+            reason = (
+                f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
+                "request; a retry must repeat the request exactly, a new request needs a new key"
+            )
+            outcome, produced = self._dead_letter(
+                {"event_id": command.command_id, "type": type(command).__name__}, reason
+            )
+            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            self._commit(self._state, batch, list(produced))
+            return replace(outcome, conflict=True)
+        if isinstance(first, EventRejected):
+            return Outcome(command.command_id, "rejected", first.reason, replayed=True)
+        return Outcome(command.command_id, "accepted", replayed=True)
 
     def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
         if not batch:
