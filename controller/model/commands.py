@@ -23,6 +23,9 @@ class ActivateConfig:
     text: str
     by: str
     occurred_at: str
+    replaces: int = 0
+    """The version of the pending (scheduled) change this one replaces: a pending change is
+    replaced only by naming it, never silently."""
     idempotency_key: str = ""
     request_digest: str = ""
 

@@ -29,6 +29,8 @@ class ConfigActivated:
     digest: str
     by: str
     occurred_at: str
+    replaces: int = 0
+    """The version of the pending change this one replaced, named by the supervisor (0: none)."""
     idempotency_key: str = ""
     request_digest: str = ""
 

@@ -226,6 +226,12 @@ def _operator_schemas() -> dict[str, Schema]:
             "properties": {
                 "toml": {"type": "string", "minLength": 1, "pattern": r"\S"},
                 "source": {"type": "string", "minLength": 1, "maxLength": 200},
+                "replaces": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 2**31 - 1,
+                    "description": "the version of the pending change this one replaces",
+                },
             },
         },
         "ConfigAnswer": _object(

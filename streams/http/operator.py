@@ -48,7 +48,7 @@ MAX_OPERATOR_BODY: Final = 16_384
 MAX_REASON: Final = 500
 _SIGNED_CENTS: Final = re.compile(r"(-?)(0|[1-9][0-9]{0,11})\.([0-9]{2})\Z")
 _CORRECTION_FIELDS: Final = frozenset({"amount", "reserve", "reason"})
-_CONFIG_FIELDS: Final = frozenset({"toml", "source"})
+_CONFIG_FIELDS: Final = frozenset({"toml", "source", "replaces"})
 MAX_CONFIG_BODY: Final = 1_048_576
 MAX_KEY: Final = 255
 _KEY: Final = re.compile(r'"?([!#-~]{1,255})"?\Z')
@@ -152,10 +152,14 @@ async def configure(ctx: ApiContext, request: Request, principal: Principal) -> 
         raise BodyError(400, "body: toml must be the configuration's TOML text")
     if not isinstance(source, str) or not 0 < len(source) <= 200:
         raise BodyError(400, "body: source must be a short name for the configuration")
+    replaces = body.get("replaces", 0)
+    if not isinstance(replaces, int) or isinstance(replaces, bool) or not 0 <= replaces < 2**31:
+        raise BodyError(400, "body: replaces must be the version of the pending change it replaces")
     command = ActivateConfig(
         **request_key(request, principal, "config", "", body),
         source=source,
         text=text,
+        replaces=replaces,
         by=principal.name,
         occurred_at=utc_now(),
     )
