@@ -8,6 +8,7 @@ and answered 409 with the core's reason. A body the edge cannot read is 400 and 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -21,6 +22,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from controller.config.change import parsed
+from controller.floor import visible
 from controller.model.commands import (
     ActivateConfig,
     CorrectMeter,
@@ -28,6 +31,7 @@ from controller.model.commands import (
     PayHit,
     ValidateHit,
 )
+from controller.model.errors import ConfigError
 from controller.model.money import cents_to_subunits
 from controller.model.views import meter_view
 from streams.embedded.engine import utc_now
@@ -102,9 +106,11 @@ async def correct(ctx: ApiContext, request: Request, principal: Principal) -> Re
     """A reasoned correction of a meter and/or its reserve, by the calling supervisor."""
     body = json_object(parse_json(await read_body(request, MAX_OPERATOR_BODY)), _CORRECTION_FIELDS)
     reason = body.get("reason")
-    if not isinstance(reason, str) or not reason.strip() or len(reason) > MAX_REASON:
+    if not isinstance(reason, str) or not visible(reason) or len(reason) > MAX_REASON:
         raise BodyError(
-            400, f"body: reason must be a non-blank string of at most {MAX_REASON} characters"
+            400,
+            f"body: reason must be a string of at most {MAX_REASON} characters with visible "
+            "text (letters, digits, punctuation or symbols)",
         )
     if "amount" not in body:
         raise BodyError(400, 'body: amount is required (use "0.00" to correct only the reserve)')
@@ -116,6 +122,7 @@ async def correct(ctx: ApiContext, request: Request, principal: Principal) -> Re
         amount_delta_sub=cents_to_subunits(signed_cents(body["amount"], "amount")),
         reserve_delta_sub=cents_to_subunits(signed_cents(body.get("reserve", "0.00"), "reserve")),
         by=principal.name,
+        second_by=second_supervisor(ctx, request, principal),
         reason=reason,
         occurred_at=utc_now(),
     )
@@ -155,6 +162,7 @@ async def configure(ctx: ApiContext, request: Request, principal: Principal) -> 
     replaces = body.get("replaces", 0)
     if not isinstance(replaces, int) or isinstance(replaces, bool) or not 0 <= replaces < 2**31:
         raise BodyError(400, "body: replaces must be the version of the pending change it replaces")
+    await run_in_threadpool(_parse_ahead, text, source)
     command = ActivateConfig(
         **request_key(request, principal, "config", "", body),
         source=source,
@@ -175,6 +183,32 @@ async def configure(ctx: ApiContext, request: Request, principal: Principal) -> 
         "waiting_for": list(pending.waiting_for) if pending is not None else [],
     }
     return JSONResponse(answer, headers=outcome)
+
+
+def _parse_ahead(text: str, source: str) -> None:
+    """Parse the text in a worker thread, off the event loop and the engine lock: the core's own
+    parse under the lock then finds it remembered (`controller.config.change.parsed`). A text it
+    refuses is refused again, quickly (every number is checked by shape first), and recorded."""
+    with contextlib.suppress(ConfigError):
+        parsed(text, source)
+
+
+def second_supervisor(ctx: ApiContext, request: Request, principal: Principal) -> str:
+    """The name of the second supervisor co-signing this call (dual control), "" if none.
+
+    Sent as ``Second-Authorization: Bearer <token>``: a supervisor's token other than the
+    caller's. A token that is unknown, of another role or the caller's own is refused (403)."""
+    header = request.headers.get("second-authorization")
+    if header is None:
+        return ""
+    scheme, _, token = header.partition(" ")
+    second = ctx.tokens.authenticate(token.strip()) if scheme.lower() == "bearer" else None
+    if second is None or second.role != "supervisor":
+        ctx.sensor.auth_failed("second")
+        raise BodyError(403, "Second-Authorization must be another supervisor's bearer token")
+    if second.name == principal.name:
+        raise BodyError(403, "Second-Authorization must be a different supervisor than the caller")
+    return second.name
 
 
 async def _hit_answer(ctx: ApiContext, command: ValidateHit | PayHit, hit_id: str) -> Response:
