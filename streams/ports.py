@@ -21,6 +21,9 @@ class LogRecord:
     key: str
     payload: bytes
     dedupe_id: str = ""
+    received_at: str = ""
+    """The controller's own clock when it received the input (RFC 3339, UTC): gaming days,
+    reports and pages go by it, never by a device's ``occurred_at`` (issue 15)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,8 @@ class StoredRecord:
     position: int
     key: str
     payload: bytes
+    received_at: str = ""
+    """The controller's receive time ("" for records written before it was kept)."""
 
 
 class EventLog(Protocol):

@@ -222,6 +222,7 @@ def parse_bonuses(reader: ConfigReader) -> tuple[tuple[str, Award], ...]:
 
 DEFAULT_SILENCE_LIMIT_SECONDS = 30
 MAX_SILENCE_LIMIT_SECONDS = 86_400
+DEFAULT_CLOCK_SKEW_SECONDS = 300
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -233,15 +234,21 @@ class Communication:
     looks at time, and no meter changes because a table is silent."""
 
     table_silence_limit_seconds: int = DEFAULT_SILENCE_LIMIT_SECONDS
+    max_clock_skew_seconds: int = DEFAULT_CLOCK_SKEW_SECONDS
+    """A table event whose ``occurred_at`` is more than this ahead of the controller's clock is
+    refused: a device clock must not date records into a future gaming day."""
 
 
 def parse_communication(reader: ConfigReader) -> Communication:
-    """The optional ``[communication]`` section: ``table_silence_limit_seconds`` (default 30)."""
-    reader.only_keys({"table_silence_limit_seconds"})
-    if not reader.has("table_silence_limit_seconds"):
-        return Communication()
-    limit = reader.integer("table_silence_limit_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
-    return Communication(table_silence_limit_seconds=limit)
+    """The optional ``[communication]`` section: ``table_silence_limit_seconds`` (default 30) and
+    ``max_clock_skew_seconds`` (default 300)."""
+    reader.only_keys({"table_silence_limit_seconds", "max_clock_skew_seconds"})
+    limit, skew = DEFAULT_SILENCE_LIMIT_SECONDS, DEFAULT_CLOCK_SKEW_SECONDS
+    if reader.has("table_silence_limit_seconds"):
+        limit = reader.integer("table_silence_limit_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
+    if reader.has("max_clock_skew_seconds"):
+        skew = reader.integer("max_clock_skew_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
+    return Communication(table_silence_limit_seconds=limit, max_clock_skew_seconds=skew)
 
 
 DEFAULT_CORRECTION_CAP_CENTS = 100_000  # $1,000.00

@@ -6,7 +6,8 @@ an acknowledged append survives power loss, not only a killed process.
 
 ::
 
-    log(position INTEGER PRIMARY KEY, key TEXT, payload BLOB, dedupe_id TEXT UNIQUE)
+    log(position INTEGER PRIMARY KEY, key TEXT, payload BLOB, dedupe_id TEXT UNIQUE,
+        received_at TEXT)
     snapshots(position INTEGER PRIMARY KEY, blob BLOB, checksum TEXT)
 """
 
@@ -28,7 +29,8 @@ CREATE TABLE IF NOT EXISTS log (
     position INTEGER PRIMARY KEY,
     key TEXT NOT NULL,
     payload BLOB NOT NULL,
-    dedupe_id TEXT UNIQUE
+    dedupe_id TEXT UNIQUE,
+    received_at TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     position INTEGER PRIMARY KEY,
@@ -52,18 +54,26 @@ class SqliteLog:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
+            self._migrate()
         except sqlite3.Error as exc:
             msg = f"cannot open the event log at {self.path}: {exc}"
             raise StoreUnavailable(msg) from exc
 
+    def _migrate(self) -> None:
+        """Add the columns a database made by an older version lacks (its rows keep "")."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(log)")}
+        if "received_at" not in columns:
+            self._db.execute("ALTER TABLE log ADD COLUMN received_at TEXT NOT NULL DEFAULT ''")
+
     def append(self, batch: Sequence[LogRecord]) -> int:
         """Append atomically; DuplicateRecord (and nothing appended) if a dedupe id repeats."""
-        rows = [(r.key, r.payload, r.dedupe_id or None) for r in batch]
+        rows = [(r.key, r.payload, r.dedupe_id or None, r.received_at) for r in batch]
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 self._db.executemany(
-                    "INSERT INTO log (key, payload, dedupe_id) VALUES (?, ?, ?)", rows
+                    "INSERT INTO log (key, payload, dedupe_id, received_at) VALUES (?, ?, ?, ?)",
+                    rows,
                 )
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
@@ -87,14 +97,14 @@ class SqliteLog:
         position = after
         while True:
             rows = self._query(
-                "SELECT position, key, payload FROM log WHERE position > ? "
+                "SELECT position, key, payload, received_at FROM log WHERE position > ? "
                 "ORDER BY position LIMIT ?",
                 (position, _READ_CHUNK),
             )
             if not rows:
                 return
             for row in rows:
-                yield StoredRecord(position=row[0], key=row[1], payload=bytes(row[2]))
+                yield StoredRecord(row[0], row[1], bytes(row[2]), row[3])
             position = rows[-1][0]
 
     def head(self) -> int:

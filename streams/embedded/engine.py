@@ -29,6 +29,7 @@ from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from controller.snapshot import state_from_dict, state_to_dict
 from streams.door.fast_decode import validate_to_event
+from streams.embedded.received import ahead_reason, latest_allowed
 from streams.liveness.tracker import (
     HEARTBEAT_NOTED,
     Heartbeat,
@@ -203,14 +204,18 @@ class EmbeddedController:
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
+            now = self._clock()
+            latest = latest_allowed(state, now)
             for raw in raws:
-                outcome, produced, payload = self._one(state, raw, seen, heard, scope)
+                outcome, produced, payload = self._one(
+                    state, raw, seen, heard, scope, latest=latest
+                )
                 outcomes.append(outcome)
                 state = evolve_many(state, produced)
                 for index, event in enumerate(produced):
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                     encoded = payload if index == 0 and payload is not None else encode(event)
-                    batch.append(LogRecord(record_key(event), encoded, dedupe))
+                    batch.append(LogRecord(record_key(event), encoded, dedupe, now))
                     events.append(event)
             self._commit(state, batch, events)
             self.liveness.heard(heard)  # after the append: a failed write raised before
@@ -235,6 +240,8 @@ class EmbeddedController:
         seen: dict[str, bytes],
         heard: list[str],
         scope: Scope | None,
+        *,
+        latest: datetime | None = None,
     ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
         """The outcome, the events produced and, when accepted, the first event's (the table
         event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
@@ -261,6 +268,9 @@ class EmbeddedController:
             return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
             return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
+        ahead = ahead_reason(command.occurred_at, latest)
+        if ahead:
+            return (*self._dead_letter(raw, ahead), None)
         produced = decide(state, command)
         first = produced[0]
         if isinstance(first, EventRejected):
@@ -292,7 +302,8 @@ class EmbeddedController:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
         with self._lock:
             outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._commit(self._state, batch, list(produced))
             return outcome
 
@@ -311,8 +322,9 @@ class EmbeddedController:
                     return self._repeat(command, decode(earlier))
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
+            now = self._clock()
             batch = [
-                LogRecord(record_key(e), encode(e), dedupe if index == 0 else "")
+                LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
                 for index, e in enumerate(produced)
             ]
             self._commit(state, batch, list(produced))
@@ -331,7 +343,8 @@ class EmbeddedController:
             outcome, produced = self._dead_letter(
                 {"event_id": command.command_id, "type": type(command).__name__}, reason
             )
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._commit(self._state, batch, list(produced))
             return replace(outcome, conflict=True)
         if isinstance(first, EventRejected):

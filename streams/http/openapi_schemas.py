@@ -126,11 +126,19 @@ _REJECTION: Final[Schema] = {
     "reason": _STR,
     "raw": {"type": "string", "description": "the input as received (truncated)"},
     "occurred_at": _STR,
+    "received_at": {
+        "type": "string",
+        "description": "the controller's receive time, RFC 3339 UTC (empty: logged before kept)",
+    },
 }
 _RECORD: Final[Schema] = {
     "position": _POSITION,
     "key": {"type": "string", "description": "ordering key: a meter, a table or floor"},
     "event": {"type": "object", "description": "the stored event; its type names its kind"},
+    "received_at": {
+        "type": "string",
+        "description": "the controller's receive time, RFC 3339 UTC (empty: logged before kept)",
+    },
 }
 
 

@@ -93,7 +93,8 @@ class LiveFeed:
             records = list(log.read(after=max(0, log.head() - count)))
             state = self._state_of()
             self._labels = meter_labels(state.config) or self._labels
-            self._digest([decode(r.payload) for r in records], state)
+            events = [decode(r.payload) for r in records]
+            self._digest(events, state, [r.received_at for r in records])
             self._seen_position = max([self._seen_position, *(r.position for r in records)])
             now = self._clock()
             self._rows = {
@@ -113,17 +114,21 @@ class LiveFeed:
                     if position <= self._seen_position:
                         return
                     self._seen_position = position
-                self._broadcast(self._digest(events, state))
+                received = [self._clock()] * len(events)  # just committed: received now
+                self._broadcast(self._digest(events, state, received))
         except Exception:  # signage must never stop ingest; pages resync when they reconnect
             logger.exception("live feed: a batch could not be shown")
 
-    def _digest(self, events: Sequence[Event], state: FloorState) -> list[Message]:
-        """Rows and messages for a batch; updates the kept state (call under the lock)."""
+    def _digest(
+        self, events: Sequence[Event], state: FloorState, received: Sequence[str]
+    ) -> list[Message]:
+        """Rows and messages for a batch, each event with the controller's receive time;
+        updates the kept state (call under the lock)."""
         touched = touched_meters(events)
         if any(isinstance(event, ConfigActivated) for event in events):
             self._labels = meter_labels(state.config)
             touched |= set(state.meters)
-        rows = activity_rows(events, self._track)
+        rows = activity_rows(events, self._track, received)
         alerts = classify_alerts(events, envy_storm_over=self._envy_storm_over)
         amounts = {m: meter.amount_sub for m, meter in state.meters.items()}
         alerts += unexplained_moves(self._amounts, amounts, events)

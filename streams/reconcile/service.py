@@ -152,13 +152,22 @@ def period_from_args(args: argparse.Namespace) -> Period:
         raise UsageError(msg)
     if args.gaming_day is not None:
         day = parse_day(args.gaming_day)
-        return gaming_day(day, parse_clock(args.day_starts), parse_offset(args.utc_offset))
+        return day_window(day, parse_clock(args.day_starts), parse_offset(args.utc_offset))
     if args.start is not None or args.end is not None:
         if args.start is None or args.end is None:
             msg = "--from and --to go together"
             raise UsageError(msg)
         return time_window(parse_instant(args.start), parse_instant(args.end))
     return position_window(args.after_position or 0, args.to_position)
+
+
+def day_window(day: date, starts: time, utc_offset: timedelta) -> TimeWindow:
+    """`gaming_day`, or UsageError for a day whose 24 hours leave the calendar (9999-12-31)."""
+    try:
+        return gaming_day(day, starts, utc_offset)
+    except OverflowError as exc:
+        msg = f"gaming day {day.isoformat()} ends after the last date the calendar holds"
+        raise UsageError(msg) from exc
 
 
 def time_window(start: datetime, end: datetime) -> TimeWindow:
@@ -179,8 +188,9 @@ def position_window(after: int, to: int | None) -> PositionWindow:
 
 def records(
     log: EventLog, stop_after: int | None = None, progress: Progress | None = None, every: int = 0
-) -> Iterator[tuple[int, Event | Unreadable]]:
-    """The log decoded, from the first record; a record that does not decode is `Unreadable`."""
+) -> Iterator[tuple[int, Event | Unreadable, str]]:
+    """The log decoded, from the first record, with each record's receive time; a record that
+    does not decode is `Unreadable`."""
     head = log.head()
     for count, record in enumerate(log.read(after=0), start=1):
         if stop_after is not None and record.position > stop_after:
@@ -188,9 +198,9 @@ def records(
         if progress is not None and every > 0 and count % every == 0:
             progress(record.position, head)
         try:
-            yield record.position, decode(record.payload)
+            yield record.position, decode(record.payload), record.received_at
         except (RuleViolation, ValueError, KeyError, TypeError, AttributeError) as exc:
-            yield record.position, Unreadable(f"record does not decode: {exc}")
+            yield record.position, Unreadable(f"record does not decode: {exc}"), record.received_at
 
 
 def reconcile_log(
