@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +74,16 @@ class EventLog(Protocol):
 
     def close(self) -> None:
         """Release the log; appended records stay."""
+        ...
+
+
+@runtime_checkable
+class ChainedLog(Protocol):
+    """A log whose records are hash chained (`streams.adapters.sqlite.SqliteLog`): the engine
+    walks the chain before it trusts the log at start (issue 15)."""
+
+    def verify(self, after: int = 0) -> int:
+        """Walk the chain to the head; the records checked, or LogTampered at the first break."""
         ...
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from streams.cli import ingest, kafka, serve, simulate, token
+from streams.cli import ingest, kafka, serve, simulate, token, verify
 from streams.cli import replay as replay_cmd
 from streams.reconcile import service
 
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_parser(sub)
     service.add_parser(sub)
     kafka.add_parser(sub)
+    verify.add_parser(sub)
     return parser
 
 

@@ -3,8 +3,9 @@
 Ingest runs each table event through the schema check, the idempotency check and the core's
 `decide`; the whole batch's events are appended to the log in one atomic write, and only then does
 the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
-restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
-is ignored and the state rebuilt from the whole log.
+restart first walks the log's hash chain (a break stops the start with `LogTampered` naming the
+position), then loads the newest snapshot whose checksum and tag hold and replays the log's tail;
+a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -36,7 +37,7 @@ from streams.liveness.tracker import (
     LivenessTracker,
     unknown_table_reason,
 )
-from streams.ports import EventLog, LogRecord, SnapshotStore
+from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore, StoredRecord
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
@@ -108,13 +109,16 @@ def record_key(event: Event) -> str:
 
 
 def fold_log(
-    log: EventLog, state: FloorState | None = None, after: int = 0
+    log: EventLog, state: FloorState | None = None, after: int = 0, until: int | None = None
 ) -> tuple[FloorState, int]:
-    """State from the log alone (a clean replay, no snapshot) and the position it reflects.
+    """State from the log alone (a clean replay, no snapshot) and the position it reflects,
+    to the head or to ``until``.
 
     Records are applied in chunks by `evolve_many` (one new state per chunk, not per record)."""
     current, position = state or FloorState(), after
-    records = log.read(after=after)
+    records: Iterator[StoredRecord] = iter(log.read(after=after))
+    if until is not None:
+        records = itertools.takewhile(lambda record: record.position <= until, records)
     while chunk := list(itertools.islice(records, FOLD_CHUNK)):
         current = evolve_many(current, [decode(record.payload) for record in chunk])
         position = chunk[-1].position
@@ -182,6 +186,8 @@ class EmbeddedController:
             return self.operate(command)
 
     def _restore(self) -> None:
+        if isinstance(self._log, ChainedLog):  # LogTampered at the first break: never served
+            self._log.verify()
         state, position = FloorState(), 0
         try:
             latest = self._snapshots.latest()
