@@ -1,13 +1,13 @@
 """Rows "replay" and "restart from snapshot": rebuilding state from a durable log.
 
-The log is what the embedded engine writes (`streams.embedded.engine.encode`, `record_key`, dedupe
+The log is what the embedded engine writes (`streams.codec.encode`, `record_key`, dedupe
 ids), but
 built directly (the simulated stream through `controller.floor.run`, appended in chunks), which is
 far quicker than ingesting it through the engine. A snapshot is saved about ``snapshot_tail``
 events before the head. Building a million-event log takes minutes, so the file is cached under
 ``.cache/bench/``, keyed by its size, seed and a digest of the code that decides its content.
 
-replay: `streams.embedded.engine.fold_log` over the whole log (a clean rebuild, no snapshot).
+replay: `streams.codec.fold_log` over the whole log (a clean rebuild, no snapshot).
 Reference: reading the same log without applying it (`SqliteLog.read`).
 restart: a new `EmbeddedController` on the log, ``start`` returning (snapshot loaded, tail folded).
 """
@@ -36,7 +36,8 @@ from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract
 from controller.snapshot import state_to_dict
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, decode, encode, fold_log, record_key
+from streams.codec import decode, encode, fold_log, record_key
+from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
 
 #: Snapshots are trusted only with a key (issue 15); a fixed one for the benchmark's own files.

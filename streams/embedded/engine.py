@@ -10,42 +10,34 @@ a bad or unauthenticated snapshot is ignored and the state rebuilt from the whol
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
-import msgspec
-
-from controller.codec import event_from_dict, event_to_dict
 from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, InvalidEvent, RuleViolation
+from controller.model.errors import CorruptSnapshot, RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from controller.snapshot import state_from_dict, state_to_dict
+from streams.clock import utc_now
+from streams.codec import MAX_RAW_KEPT, decode, encode, fold_log, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
+from streams.door.heartbeat import Heartbeat
 from streams.embedded.received import ahead_reason, latest_allowed
-from streams.liveness.tracker import (
-    HEARTBEAT_NOTED,
-    Heartbeat,
-    LivenessTracker,
-    unknown_table_reason,
-)
-from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore, StoredRecord
+from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
+from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
 #: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
 #: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
 Scope = Callable[[str], str]
-MAX_RAW_KEPT = 65_536
-FOLD_CHUNK = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,70 +51,6 @@ class Outcome:
     """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
     conflict: bool = False
     """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
-
-
-def reused_id_reason(event_id: str) -> str:
-    """Why an event is refused whose id was accepted before for other content (both engines)."""
-    return (
-        f"event_id {event_id!r} was already accepted for a different event; "
-        "a retry must repeat the event exactly, a new event needs a new id"
-    )
-
-
-def utc_now() -> str:
-    """The wall clock as RFC 3339 (only the edge reads it; the core is given it)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-# One encoder for every record: `json.dumps` with options builds a new one per call. The bytes
-# are exactly `json.dumps(..., separators=(",", ":"), sort_keys=True)`'s (ASCII, \u escapes): a
-# retry of an event logged before is compared with its stored payload byte for byte.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
-
-
-def encode(event: Event) -> bytes:
-    """An event as the log stores it: compact, key-sorted JSON."""
-    return _ENCODER.encode(event_to_dict(event)).encode()
-
-
-def decode(payload: bytes) -> Event:
-    """The event a log payload holds. msgspec parses the JSON (untyped: 4x `json.loads` for the
-    parse alone, a small share of a record's replay); `event_from_dict` checks every field, as
-    it did after `json.loads`. A payload msgspec refuses is read by `json.loads` as before: the
-    encoder writes any string as \\u escapes, a lone surrogate too (a refused input's id may hold
-    one), and msgspec does not read that escape back."""
-    try:
-        raw = msgspec.json.decode(payload)
-    except msgspec.DecodeError:
-        raw = json.loads(payload)
-    if not isinstance(raw, dict):
-        msg = f"a log record holds a JSON {type(raw).__name__}, not an event object"
-        raise InvalidEvent(msg)
-    return event_from_dict(raw)
-
-
-def record_key(event: Event) -> str:
-    """The ordering key: the meter for meter events, the table for table events, else "floor"."""
-    meter_id = getattr(event, "meter_id", None)
-    table_id = getattr(event, "table_id", None)
-    return str(meter_id or table_id or "floor")
-
-
-def fold_log(
-    log: EventLog, state: FloorState | None = None, after: int = 0, until: int | None = None
-) -> tuple[FloorState, int]:
-    """State from the log alone (a clean replay, no snapshot) and the position it reflects,
-    to the head or to ``until``.
-
-    Records are applied in chunks by `evolve_many` (one new state per chunk, not per record)."""
-    current, position = state or FloorState(), after
-    records: Iterator[StoredRecord] = iter(log.read(after=after))
-    if until is not None:
-        records = itertools.takewhile(lambda record: record.position <= until, records)
-    while chunk := list(itertools.islice(records, FOLD_CHUNK)):
-        current = evolve_many(current, [decode(record.payload) for record in chunk])
-        position = chunk[-1].position
-    return current, position
 
 
 class EmbeddedController:

@@ -12,7 +12,8 @@ from pathlib import Path
 from controller.model.views import meters_view
 from streams.adapters.chain import snapshot_tag
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, fold_log
+from streams.codec import fold_log
+from streams.embedded.engine import EmbeddedController
 from tests.streams.http.support import CONFIG, full_round
 
 KEY = bytes(range(32))  # the snapshot key: made up for tests

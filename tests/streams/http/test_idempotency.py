@@ -13,7 +13,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from controller.model.events import MeterCorrected
-from streams.embedded.engine import decode
+from streams.codec import decode
 from tests.streams.http.support import AKQ_SPADES, CONFIG, Api, auth, full_round, open_api
 
 CORRECT = "/v1/meters/tcp-progressive/corrections"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.model.events import HitPaid, MeterCorrected
-from streams.embedded.engine import decode
+from streams.codec import decode
 from tests.streams.http.support import (
     AKQ_SPADES,
     CONFIG,

@@ -17,8 +17,9 @@ import pytest
 
 from controller.model.events import EventRejected
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, decode
-from streams.reconcile import service
+from streams.cli import reconcile as reconcile_cli
+from streams.codec import decode
+from streams.embedded.engine import EmbeddedController
 from tests.streams.http.support import CONFIG, event, full_round, opening
 
 DAY = ["--day-starts", "06:00", "--utc-offset=+00:00"]
@@ -43,9 +44,9 @@ def _controller(db: Path, clock: Clock) -> tuple[EmbeddedController, SqliteLog]:
 
 def _reconcile(db: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     parser = argparse.ArgumentParser()
-    service.add_parser(parser.add_subparsers())
+    reconcile_cli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["reconcile", "--db", str(db), "--format", "json", *argv])
-    code: int = service.handle(args)
+    code: int = reconcile_cli.handle(args)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
