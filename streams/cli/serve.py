@@ -35,6 +35,7 @@ from streams.adapters.redis.playability_board import BoardPublisher
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
 from streams.adapters.sqlite import SqliteLog
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.self_check import run_self_check
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
 from streams.http.tokens import TokenStore
@@ -57,6 +58,13 @@ def add_parser(sub: Any) -> None:
         default=_key_default(),
         help="file of the key snapshots are tagged with, apart from the database (made on first "
         "use; default $JACKPOT_SNAPSHOT_KEY_FILE); without one no snapshot is trusted",
+    )
+    parser.add_argument(
+        "--self-check-every",
+        type=float,
+        default=3600.0,
+        help="seconds between background checks that the log's chain holds and refolds to the "
+        "state served (0: never; a break stops all writes and fails /readyz)",
     )
     parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
@@ -96,6 +104,14 @@ def handle(args: argparse.Namespace) -> int:
             return 2
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
+        if args.self_check_every > 0:
+            checker = threading.Thread(
+                target=run_self_check,
+                args=(controller, log, args.self_check_every, stop_signage),
+                daemon=True,
+                name="self-check",
+            )
+            checker.start()
         app = create_app(
             controller,
             tokens,

@@ -14,19 +14,18 @@ first position named), 2 on bad usage (no such file, a key file that is not a ke
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from controller.floor import evolve_many
 from controller.model.errors import ConfigError, JackpotError, LogTampered, StoreUnavailable
 from controller.model.state import FloorState
 from controller.snapshot import state_to_dict
 from streams.adapters.chain import load_key
 from streams.adapters.sqlite import SqliteLog
-from streams.codec import decode, fold_log
+from streams.codec import fold_log
+from streams.embedded.self_check import fold_until
 
 
 def add_parser(sub: Any) -> None:
@@ -81,25 +80,13 @@ def check(log: SqliteLog, *, keyed: bool) -> tuple[list[str], int]:
     return problems, log.head()
 
 
-def _fold_until(
-    log: SqliteLog, state: FloorState, after: int, until: int
-) -> tuple[FloorState, int]:
-    """`fold_log` from ``after`` up to position ``until`` (a snapshot's)."""
-    records = itertools.takewhile(lambda r: r.position <= until, log.read(after=after))
-    position = after
-    while chunk := list(itertools.islice(records, 1_000)):
-        state = evolve_many(state, [decode(record.payload) for record in chunk])
-        position = chunk[-1].position
-    return state, position
-
-
 def _refold(log: SqliteLog, snapshots: dict[int, bytes]) -> list[str]:
     """Fold the whole log from nothing, comparing with each snapshot at its position."""
     state, position = FloorState(), 0
     problems: list[str] = []
     for stop in sorted(snapshots):
         try:
-            state, position = _fold_until(log, state, position, stop)
+            state, position = fold_until(log, state, position, stop)
         except (JackpotError, ValueError, KeyError, TypeError) as exc:
             return [*problems, f"BREAK: the log does not refold after position {position}: {exc}"]
         if position == stop and json.loads(json.dumps(state_to_dict(state))) != json.loads(

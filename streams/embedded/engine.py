@@ -20,7 +20,7 @@ from typing import Literal
 
 from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, RuleViolation
+from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
@@ -77,6 +77,9 @@ class EmbeddedController:
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
+        self.integrity_fault = ""
+        """Set by the background self-check (`streams.embedded.self_check`) when the log on disk
+        no longer folds to the state served: nothing more is written, /readyz says why."""
 
     @property
     def state(self) -> FloorState:
@@ -288,12 +291,20 @@ class EmbeddedController:
     def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
         if not batch:
             return
+        if self.integrity_fault:  # a 503 at the edge: no meter moves on a log that is not ours
+            msg = f"the integrity self-check failed, nothing is written: {self.integrity_fault}"
+            raise StoreUnavailable(msg)
         position = self._log.append(batch)  # raises before any state moves
         self._state, self._position = state, position
         for listener in self._listeners:
             listener(events)
         if position - self._snapshot_position >= self._snapshot_every:
             self.snapshot()
+
+    def view(self) -> tuple[FloorState, int]:
+        """The state and the position it reflects, taken together."""
+        with self._lock:
+            return self._state, self._position
 
     def snapshot(self) -> None:
         """Save the state at the current position."""
