@@ -1,13 +1,14 @@
 """Tamper evidence for the embedded log: a hash chain over the records, keyed snapshot tags.
 
-Each record carries ``chain = SHA-256(previous chain || its own bytes)``, its own bytes being its
-position, key, dedupe id, receive time and payload, each length-prefixed so no two records encode
-alike; the first record chains from 32 zero bytes. Changing, removing or inserting a record breaks
-the chain there and at every later record, unless every later hash is rewritten too, which a
-snapshot tag then gives away: a snapshot is tagged with HMAC-SHA256 under a key kept in a file
-apart from the database, over its position, the chain hash at that position and its bytes. A
-forged snapshot, or a log rewritten under an authentic snapshot, fails the check (GLI-12: a
-self-check at start, return to the exact prior state).
+Each record carries ``chain = SHA-256(previous chain || its own bytes)``, its own bytes being the
+lengths of its position, key, dedupe id, receive time and payload (8 bytes each, big-endian) and
+then those five, so no two records encode alike; the first record chains from 32 zero bytes.
+Changing, removing or inserting a record breaks the chain there and at every later record, unless
+every later hash is rewritten too, which a snapshot tag then gives away: a snapshot is tagged
+with HMAC-SHA256 under a key kept in a file apart from the database, over its position, the
+chain hash at that position and its bytes. A forged snapshot, or a log rewritten under an
+authentic snapshot, fails the check (GLI-12: a self-check at start, return to the exact prior
+state).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from controller.model.errors import ConfigError
 GENESIS = bytes(32)
 KEY_BYTES = 32
 _FRAME = struct.Struct(">Q")
+_LENGTHS = struct.Struct(">QQQQQ")
 
 
 def _framed(*parts: bytes) -> bytes:
@@ -32,12 +34,11 @@ def _framed(*parts: bytes) -> bytes:
 
 def link(previous: bytes, position: int, fields: tuple[str, str, str], payload: bytes) -> bytes:
     """The chain hash of one record, from the hash of the record before it; ``fields`` are its
-    key, dedupe id and receive time."""
+    key, dedupe id and receive time. Its own bytes are the five lengths, then the five parts."""
     key, dedupe_id, received_at = fields
-    own = _framed(
-        str(position).encode(), key.encode(), dedupe_id.encode(), received_at.encode(), payload
-    )
-    return hashlib.sha256(previous + own).digest()
+    at, k, d, r = str(position).encode(), key.encode(), dedupe_id.encode(), received_at.encode()
+    lengths = _LENGTHS.pack(len(at), len(k), len(d), len(r), len(payload))
+    return hashlib.sha256(b"".join((previous, lengths, at, k, d, r, payload))).digest()
 
 
 def snapshot_tag(secret: bytes, position: int, chain: bytes, blob: bytes) -> str:
