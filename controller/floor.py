@@ -12,10 +12,12 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterable
 
+from controller.ceiling import onward_claim
 from controller.config.change import activate, due_change
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve, evolve_many
 from controller.meter import (
+    AnyClaim,
     ContributionClaim,
     HitClaim,
     ReversalClaim,
@@ -27,6 +29,7 @@ from controller.model.commands import (
     CorrectMeter,
     OperatorCommand,
     PayHit,
+    TransferMeter,
     ValidateHit,
 )
 from controller.model.errors import ConfigError, RuleViolation
@@ -37,10 +40,16 @@ from controller.model.events import (
     HitValidated,
     MeterCorrected,
 )
-from controller.model.money import MAX_MONEY_CENTS, cents_to_subunits, format_cents
+from controller.model.money import (
+    MAX_MONEY_CENTS,
+    cents_to_subunits,
+    format_cents,
+    format_subunits,
+)
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
 from controller.rules.table import decide_table
+from controller.transfer import transfer
 
 __all__ = ["decide", "evolve", "evolve_many", "replay", "run"]
 
@@ -57,6 +66,8 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
                 return (_correct(state, command),)
             case ValidateHit() | PayHit():
                 return (_hit_life(state, command),)
+            case TransferMeter():
+                return transfer(state, command)
             case _:
                 return _table_event(state, command)
     except RuleViolation as exc:
@@ -66,7 +77,7 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
 
 
 def _rejected(command: Command, reason: str) -> EventRejected:
-    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
+    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter):
         return EventRejected(
             event_id=command.command_id,
             table_id="",
@@ -98,13 +109,16 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
     out: list[Event] = [event]
     working: dict[str, MeterState] = {}
     for step in steps:
-        if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
-            meter = working.get(step.meter_id) or state.meters[step.meter_id]
-            meter_event = decide_meter(meter, config.meters[step.meter_id], step)
-            working[step.meter_id] = evolve_meter(meter, meter_event)
-            out.append(meter_event)
-        else:
+        if not isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
             out.append(step)
+            continue
+        claim: AnyClaim | None = step
+        while claim is not None:  # a contribution above a ceiling may be diverted on (no loops)
+            meter = working.get(claim.meter_id) or state.meters[claim.meter_id]
+            meter_event = decide_meter(meter, config.meters[claim.meter_id], claim)
+            working[claim.meter_id] = evolve_meter(meter, meter_event)
+            out.append(meter_event)
+            claim = onward_claim(meter_event)
     return (*out, *due_change(state, event, out))
 
 
@@ -117,6 +131,9 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     meter = state.meters.get(command.meter_id)
     if meter is None:
         msg = f"unknown meter {command.meter_id!r}"
+        raise RuleViolation(msg)
+    if meter.retired:
+        msg = f"meter {command.meter_id!r} is retired: it accepts nothing more"
         raise RuleViolation(msg)
     if not command.by.strip() or not visible(command.reason):
         msg = "a meter correction needs who made it (by) and why (a reason with visible text)"
@@ -135,6 +152,7 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
             f"{format_cents(MAX_MONEY_CENTS)}, the event contract's bound"
         )
         raise RuleViolation(msg)
+    _check_below_ceiling(state, meter, command.amount_delta_sub)
     _check_second(state, command)
     return MeterCorrected(
         meter_id=command.meter_id,
@@ -166,6 +184,19 @@ def _check_second(state: FloorState, command: CorrectMeter) -> None:
         msg = (
             f"a correction of more than {format_cents(cap)} (correction_cap) needs a second, "
             f"different supervisor besides {command.by}"
+        )
+        raise RuleViolation(msg)
+
+
+def _check_below_ceiling(state: FloorState, meter: MeterState, delta_sub: int) -> None:
+    """A correction upwards never takes a meter above its ceiling (NY 5320.8: the meter never shows
+    more); one downwards always may."""
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    ceiling = None if definition is None else definition.ceiling_sub
+    if ceiling is not None and delta_sub > 0 and meter.amount_sub + delta_sub > ceiling:
+        msg = (
+            f"correction would take meter {meter.meter_id!r} above its ceiling "
+            f"{format_subunits(ceiling)}; a meter never shows more (NY 5320.8)"
         )
         raise RuleViolation(msg)
 

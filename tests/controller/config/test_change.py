@@ -71,24 +71,22 @@ def test_a_hit_is_no_safe_point_while_another_linked_table_is_mid_round() -> Non
     assert [e.version for e in outcome.emitted if isinstance(e, ConfigActivated)] == [2]
 
 
-SIX_SEATS_AND_CEILING = PA.replace(
+SIX_SEATS_AND_FIFTEEN = FIFTEEN.replace(
     '[tables.tcp-8]\ngame = "three_card_poker"\nseats = 7',
     '[tables.tcp-8]\ngame = "three_card_poker"\nseats = 6',
-).replace(
-    '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n',
-    '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\nceiling = "90000.00"\n',
 )
 
 
 def test_the_issue_15_change_waits_for_the_table_it_changes() -> None:
-    """Scheduled while idle: tcp-8 from 7 seats to 6 and a ceiling on tcp-progressive-5. A 100%
-    hit at tcp-7 while tcp-8 has a round open with a wager on seat 7 must not activate it."""
-    assert SIX_SEATS_AND_CEILING.count("seats = 6") == 1
-    assert 'ceiling = "90000.00"' in SIX_SEATS_AND_CEILING
+    """Scheduled while idle: tcp-8 from 7 seats to 6 and a new rate for paytable A (both of its
+    meters, tcp-progressive and tcp-progressive-5). A 100% hit at tcp-7 while tcp-8 has a round
+    open with a wager on seat 7 must not activate it (the issue saw a 5,000.70 hit recorded for a
+    seat the active configuration no longer had)."""
+    assert SIX_SEATS_AND_FIFTEEN.count("seats = 6") == 1
     scenario = given()
-    [scheduled] = scenario.when(activate(SIX_SEATS_AND_CEILING)).emitted
+    [scheduled] = scenario.when(activate(SIX_SEATS_AND_FIFTEEN)).emitted
     assert isinstance(scheduled, ConfigChangeScheduled)
-    assert scheduled.tables == ("tcp-7", "tcp-8")
+    assert scheduled.tables == tuple(f"tcp-{n}" for n in range(1, 9))
     scenario.events(*locked_round("tcp-8", "r1", wager(7, "progressive", "5.00")))
     scenario.events(*locked_round("tcp-7", "r1", wager(1, "progressive", "5.00")))
     outcome = scenario.when(at(settled(dealer=DEALER, seats={1: "As Ks Qs"}), table="tcp-7"))
@@ -131,7 +129,11 @@ def test_adding_a_table_applies_at_once() -> None:
 def without_five_dollar_tables() -> str:
     """The floor without tcp-7, tcp-8 and their meter tcp-progressive-5 (a valid configuration)."""
     text = PA[: PA.index("[tables.tcp-7]")]
-    block = '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+    block = (
+        '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+        'name = "$5 Three Card Poker Progressive"\n'
+        'ceiling = "25000.00"\noverflow = "carry"\n'
+    )
     assert block in text
     return text.replace(block, "")
 
