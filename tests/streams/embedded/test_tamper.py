@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import random
 import sqlite3
 import subprocess
 import sys
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.model.errors import LogTampered
+from controller.model.errors import LogTampered, StoreUnavailable
 from controller.model.views import meters_view
 from streams.adapters.chain import load_key
 from streams.adapters.sqlite import SqliteLog
@@ -183,3 +184,19 @@ def test_verify_holds_on_a_true_log_and_breaks_on_a_changed_one(
     assert jackpot(["verify", "--db", str(db), "--snapshot-key", keyfile]) == 1
     assert f"BREAK at position {position}" in capsys.readouterr().out
     assert jackpot(["verify", "--db", str(tmp_path / "none.db")]) == 2
+
+
+def test_random_bytes_mid_file_stop_the_start(tmp_path: Path, key: bytes) -> None:
+    """The issue: 16 KB of random bytes mid-file left /readyz ready and /v1/log 503."""
+    db = tmp_path / "jackpot.db"
+    controller = _started(db, key)
+    for number in range(300):
+        controller.submit(full_round(round_id=f"R{number}", start=1 + 6 * number))
+    controller.snapshot()  # a restart from it alone would never read the middle of the file
+    controller.log.close()
+    size = db.stat().st_size
+    with db.open("r+b") as raw:
+        raw.seek(size // 2)
+        raw.write(random.Random(15).randbytes(16_384))
+    with pytest.raises((LogTampered, StoreUnavailable)):
+        _started(db, key)
