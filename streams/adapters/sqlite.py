@@ -278,19 +278,16 @@ class SqliteLog:
         return position, blob
 
     def snapshots(self) -> list[tuple[int, bytes, bool]]:
-        """Every kept snapshot as (position, blob, whether its checksum, tag and chain hold)."""
+        """Every kept snapshot as (position, blob, whether it holds): its checksum and the chain
+        hash it names, and its tag when there is a key (without one the tag is not checked)."""
         rows = self._query("SELECT position, blob, checksum, chain, tag FROM snapshots", ())
         out = []
         for position, blob, checksum, chain, tag in sorted(rows):
             with self._lock:
                 logged = self._chain_at(int(position))
             data, named = bytes(blob), bytes(chain or b"")
-            holds = (
-                hashlib.sha256(data).hexdigest() == checksum
-                and self._key is not None
-                and tag_holds(self._key, int(position), named, data, str(tag))
-                and logged == named
-            )
+            tagged = self._key is None or tag_holds(self._key, int(position), named, data, str(tag))
+            holds = hashlib.sha256(data).hexdigest() == checksum and tagged and logged == named
             out.append((int(position), data, holds))
         return out
 

@@ -177,8 +177,12 @@ def test_verify_holds_on_a_true_log_and_breaks_on_a_changed_one(
     keyfile = str(tmp_path / "secrets" / "snapshot.key")
     assert jackpot(["verify", "--db", str(db), "--snapshot-key", keyfile]) == 0
     assert "holds" in capsys.readouterr().out
-    assert jackpot(["verify", "--db", str(db)]) == 1  # a snapshot cannot be authenticated
-    assert "no --snapshot-key" in capsys.readouterr().out
+    assert jackpot(["verify", "--db", str(db)]) == 0  # contents still compared with the fold
+    assert "tags not checked" in capsys.readouterr().out
+    wrong = tmp_path / "other.key"
+    load_key(wrong)
+    assert jackpot(["verify", "--db", str(db), "--snapshot-key", str(wrong)]) == 1
+    assert "does not hold (checksum, tag or chain hash)" in capsys.readouterr().out
     position = _position_of(db, "decision", before_snapshot=False)
     _sql(db, "UPDATE log SET received_at = '2030-01-01T00:00:00Z' WHERE position = ?", position)
     assert jackpot(["verify", "--db", str(db), "--snapshot-key", keyfile]) == 1
