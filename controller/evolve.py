@@ -35,7 +35,6 @@ from controller.model.events import (
 from controller.model.state import (
     FloorState,
     HitState,
-    HitStatus,
     MeterState,
     TableState,
     fast_replace,
@@ -150,5 +149,9 @@ class _Floor:
     def _hit_status(self, event: HitValidated | HitPaid) -> None:
         hit = self.hits.get(event.hit_id)
         if hit is not None:
-            status: HitStatus = "validated" if isinstance(event, HitValidated) else "paid"
-            self.hits[event.hit_id] = fast_replace(hit, status=status)
+            if isinstance(event, HitValidated):
+                self.hits[event.hit_id] = fast_replace(
+                    hit, status="validated", validated_by=event.by
+                )
+            else:
+                self.hits[event.hit_id] = fast_replace(hit, status="paid")

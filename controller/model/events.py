@@ -5,6 +5,9 @@ rest.
 Meter events carry ``meter_seq``, the meter's own operation number, so any consumer (the Redis
 read model, a Kafka meter processor after redelivery) can tell a stale or repeated update from a new
 one. Amounts on meters are in sub-units (`controller.model.money`), amounts paid are in whole cents.
+
+What an operator command records carries its ``idempotency_key`` and ``request_digest``
+(`controller.model.commands`): the log alone tells a retry from a new request.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ class ConfigActivated:
     digest: str
     by: str
     occurred_at: str
+    replaces: int = 0
+    """The version of the pending change this one replaced, named by the supervisor (0: none)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +48,13 @@ class ConfigChangeScheduled:
     by: str
     occurred_at: str
     waiting_for: tuple[str, ...]
+    tables: tuple[str, ...] = ()
+    """The tables the change touches (changed, or linked to a changed meter, before or after):
+    it activates only when none of them has a round open."""
+    replaces: int = 0
+    """The version of the pending change this one replaced, named by the supervisor (0: none)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -214,6 +228,10 @@ class MeterCorrected:
     reason: str
     meter_seq: int
     occurred_at: str
+    second_by: str = ""
+    """The second supervisor of a correction above the configured cap (dual control)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -260,6 +278,8 @@ class HitValidated:
     hit_id: str
     by: str
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -270,6 +290,10 @@ class HitPaid:
     hit_id: str
     by: str
     occurred_at: str
+    validated_by: str = ""
+    """Who validated it: for an award at or above ``dual_control_from`` not the payer."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,6 +308,8 @@ class EventRejected:
     reason: str
     occurred_at: str
     raw: str = ""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 MeterEvent = (

@@ -139,6 +139,7 @@ class HitState:
     meter_id: str
     amount_cents: int
     status: HitStatus
+    validated_by: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

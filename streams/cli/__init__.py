@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("token", "streams.cli.token", ""),
     ("reconcile", "streams.cli.reconcile", ""),
     ("kafka", "streams.cli.kafka", "edge"),
+    ("verify", "streams.cli.verify", ""),
 )
 PACKAGE = "table-jackpot-controller"
 

@@ -3,8 +3,9 @@
 Ingest runs each table event through the schema check, the idempotency check and the core's
 `decide`; the whole batch's events are appended to the log in one atomic write, and only then does
 the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
-restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
-is ignored and the state rebuilt from the whole log.
+restart first walks the log's hash chain (a break stops the start with `LogTampered` naming the
+position), then loads the newest snapshot whose checksum and tag hold and replays the log's tail;
+a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -14,21 +15,23 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Literal
 
 from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, RuleViolation
+from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from controller.snapshot import state_from_dict, state_to_dict
 from streams.clock import utc_now
-from streams.codec import MAX_RAW_KEPT, encode, fold_log, record_key, reused_id_reason
+from streams.codec import MAX_RAW_KEPT, decode, encode, fold_log, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
+from streams.embedded.received import ahead_reason, latest_allowed
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
-from streams.ports import EventLog, LogRecord, SnapshotStore
+from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
@@ -44,6 +47,10 @@ class Outcome:
     event_id: str
     status: Status
     reason: str = ""
+    replayed: bool = False
+    """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
+    conflict: bool = False
+    """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
 
 
 class EmbeddedController:
@@ -70,6 +77,9 @@ class EmbeddedController:
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
+        self.integrity_fault = ""
+        """Set by the background self-check (`streams.embedded.self_check`) when the log on disk
+        no longer folds to the state served: nothing more is written, /readyz says why."""
 
     @property
     def state(self) -> FloorState:
@@ -107,6 +117,8 @@ class EmbeddedController:
             return self.operate(command)
 
     def _restore(self) -> None:
+        if isinstance(self._log, ChainedLog):  # LogTampered at the first break: never served
+            self._log.verify()
         state, position = FloorState(), 0
         try:
             latest = self._snapshots.latest()
@@ -129,14 +141,18 @@ class EmbeddedController:
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
+            now = self._clock()
+            latest = latest_allowed(state, now)
             for raw in raws:
-                outcome, produced, payload = self._one(state, raw, seen, heard, scope)
+                outcome, produced, payload = self._one(
+                    state, raw, seen, heard, scope, latest=latest
+                )
                 outcomes.append(outcome)
                 state = evolve_many(state, produced)
                 for index, event in enumerate(produced):
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                     encoded = payload if index == 0 and payload is not None else encode(event)
-                    batch.append(LogRecord(record_key(event), encoded, dedupe))
+                    batch.append(LogRecord(record_key(event), encoded, dedupe, now))
                     events.append(event)
             self._commit(state, batch, events)
             self.liveness.heard(heard)  # after the append: a failed write raised before
@@ -161,6 +177,8 @@ class EmbeddedController:
         seen: dict[str, bytes],
         heard: list[str],
         scope: Scope | None,
+        *,
+        latest: datetime | None = None,
     ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
         """The outcome, the events produced and, when accepted, the first event's (the table
         event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
@@ -187,6 +205,9 @@ class EmbeddedController:
             return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
             return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
+        ahead = ahead_reason(command.occurred_at, latest)
+        if ahead:
+            return (*self._dead_letter(raw, ahead), None)
         produced = decide(state, command)
         first = produced[0]
         if isinstance(first, EventRejected):
@@ -218,31 +239,72 @@ class EmbeddedController:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
         with self._lock:
             outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._commit(self._state, batch, list(produced))
             return outcome
 
     def operate(self, command: OperatorCommand) -> Outcome:
-        """Decide an operator command (configuration, correction, hit validation or payment)."""
+        """Decide an operator command (configuration, correction, hit validation or payment).
+
+        A command with an ``idempotency_key`` is logged under ``operator:<command_id>`` (the edge
+        derives the id from the caller and the key): a retry finds its first record and gets the
+        first answer, applied once, even after a restart; the key with another request is refused
+        and dead-lettered. All under the engine lock, so concurrent retries apply once too."""
         with self._lock:
+            dedupe = f"operator:{command.command_id}" if command.idempotency_key else ""
+            if dedupe:
+                earlier = self._log.payloads_of([dedupe]).get(dedupe)
+                if earlier is not None:
+                    return self._repeat(command, decode(earlier))
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            now = self._clock()
+            batch = [
+                LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
+                for index, e in enumerate(produced)
+            ]
             self._commit(state, batch, list(produced))
             first = produced[0]
             if isinstance(first, EventRejected):
                 return Outcome(command.command_id, "rejected", first.reason)
             return Outcome(command.command_id, "accepted")
 
+    def _repeat(self, command: OperatorCommand, first: Event) -> Outcome:
+        """The answer to a command whose key was logged before with ``first``."""
+        if getattr(first, "request_digest", None) != command.request_digest:
+            reason = (
+                f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
+                "request; a retry must repeat the request exactly, a new request needs a new key"
+            )
+            outcome, produced = self._dead_letter(
+                {"event_id": command.command_id, "type": type(command).__name__}, reason
+            )
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
+            self._commit(self._state, batch, list(produced))
+            return replace(outcome, conflict=True)
+        if isinstance(first, EventRejected):
+            return Outcome(command.command_id, "rejected", first.reason, replayed=True)
+        return Outcome(command.command_id, "accepted", replayed=True)
+
     def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
         if not batch:
             return
+        if self.integrity_fault:  # a 503 at the edge: no meter moves on a log that is not ours
+            msg = f"the integrity self-check failed, nothing is written: {self.integrity_fault}"
+            raise StoreUnavailable(msg)
         position = self._log.append(batch)  # raises before any state moves
         self._state, self._position = state, position
         for listener in self._listeners:
             listener(events)
         if position - self._snapshot_position >= self._snapshot_every:
             self.snapshot()
+
+    def view(self) -> tuple[FloorState, int]:
+        """The state and the position it reflects, taken together."""
+        with self._lock:
+            return self._state, self._position
 
     def snapshot(self) -> None:
         """Save the state at the current position."""

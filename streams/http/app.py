@@ -146,6 +146,8 @@ def _not_ready(ctx: ApiContext) -> str:
     """Why the app cannot serve yet ("" when it can): no configuration restored, or no log."""
     if ctx.controller.state.config is None:
         return "no floor configuration is active: the state is not restored yet"
+    if ctx.controller.integrity_fault:
+        return f"the integrity self-check failed: {ctx.controller.integrity_fault}"
     try:
         ctx.log.head()
     except Exception as exc:  # any failure (a closed or missing database...) means "not ready"

@@ -18,7 +18,7 @@ from streams.sim.floor import DEALER_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.http.support import AKQ_SPADES, CONFIG, event, full_round, opening
 from tests.streams.liveness.test_tracker import heartbeat
 
-EPOCH = "2026-11-29T12:00:00Z"
+EPOCH = "2026-11-29T23:00:00Z"  # after the events: the controller refuses future-dated ones
 
 
 def controller_with_sensor() -> tuple[EmbeddedController, MetricsSensor]:
