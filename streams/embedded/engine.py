@@ -22,11 +22,13 @@ from controller.model.errors import CorruptSnapshot, RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
+from controller.mystery import sealed_unknown, unarmed, with_trigger
 from controller.snapshot import state_from_dict, state_to_dict
 from streams.clock import utc_now
 from streams.codec import MAX_RAW_KEPT, encode, fold_log, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
+from streams.embedded.mystery import draw, unseal
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
 from streams.ports import EventLog, LogRecord, SnapshotStore
 
@@ -57,7 +59,11 @@ class EmbeddedController:
         snapshot_every: int = 20_000,
         clock: Callable[[], str] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        mystery_key: bytes | None = None,
     ) -> None:
+        """``mystery_key`` seals and unseals mystery levels' triggers (`streams.embedded.mystery`);
+        a floor with a mystery level refuses to start without it."""
+        self._mystery_key = mystery_key
         self._log = log
         # Heartbeats and accepted events are signs of life; never logged, never in the state.
         self.liveness = LivenessTracker(monotonic)
@@ -94,6 +100,7 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
+            self._state = self._unsealed(self._state)
             current = self._state.config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
@@ -119,6 +126,43 @@ class EmbeddedController:
         state, position = fold_log(self._log, state, position)
         self._state, self._position, self._snapshot_position = state, position, position
 
+    def _unsealed(self, state: FloorState) -> FloorState:
+        """The state knowing every armed mystery trigger again (after a restart), with the key."""
+        for meter_id, commitment, sealed in sealed_unknown(state):
+            if self._mystery_key is None:
+                msg = (
+                    f"mystery level {meter_id!r} is armed: the engine needs its sealing key "
+                    "(serve --mystery-key FILE)"
+                )
+                raise RuleViolation(msg)
+            trigger, salt = unseal(self._mystery_key, commitment, sealed)
+            state = with_trigger(state, meter_id, trigger, salt)
+        return state
+
+    def _arming(self, state: FloorState) -> tuple[FloorState, tuple[Event, ...]]:
+        """Arm every mystery level waiting for a trigger (at activation, after each hit): the
+        draw happens here, at the edge, and reaches the core as `ArmMystery`."""
+        key, armed = self._mystery_key, list[Event]()
+        if state.config is None or not unarmed(state):
+            return state, ()
+        if key is None:  # refused before anything is logged: never a level that cannot hit
+            msg = "the floor has a mystery level: the engine needs a sealing key (--mystery-key)"
+            raise RuleViolation(msg)
+        for meter_id in unarmed(state):
+            command = draw(
+                state.config.meters[meter_id],
+                key,
+                occurred_at=self._clock(),
+                command_id=f"arm-{meter_id}-{state.meters[meter_id].seq}",
+            )
+            produced = decide(state, command)
+            if isinstance(produced[0], EventRejected):  # a bug, never a reason to stop ingest
+                continue
+            state = evolve_many(state, produced)
+            state = with_trigger(state, meter_id, command.trigger_cents, command.salt)
+            armed.extend(produced)
+        return state, tuple(armed)
+
     def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
 
@@ -133,6 +177,8 @@ class EmbeddedController:
                 outcome, produced, payload = self._one(state, raw, seen, heard, scope)
                 outcomes.append(outcome)
                 state = evolve_many(state, produced)
+                state, armings = self._arming(state) if produced else (state, ())
+                produced = (*produced, *armings)
                 for index, event in enumerate(produced):
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                     encoded = payload if index == 0 and payload is not None else encode(event)
@@ -227,6 +273,8 @@ class EmbeddedController:
         with self._lock:
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
+            state, armings = self._arming(state)
+            produced = (*produced, *armings)
             batch = [LogRecord(record_key(e), encode(e)) for e in produced]
             self._commit(state, batch, list(produced))
             first = produced[0]
