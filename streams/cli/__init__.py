@@ -27,6 +27,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("token", "streams.cli.token", ""),
     ("reconcile", "streams.cli.reconcile", ""),
     ("kafka", "streams.cli.kafka", "edge"),
+    ("mystery-audit", "streams.cli.mystery_audit", ""),
 )
 PACKAGE = "table-jackpot-controller"
 

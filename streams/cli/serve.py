@@ -33,6 +33,7 @@ from streams.adapters.redis.read_model import RedisReadModel, add_redis_argument
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.common import OneLineParser, fail, run_handler, user_error
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.mystery import key_for
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
 from streams.http.tokens import TokenStore
@@ -49,6 +50,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     parser.add_argument("--snapshot-every", type=int, default=20_000, help="records per snapshot")
+    parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        help="the mystery levels' sealing key (default <db>.mystery-key)",
+    )
     parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
     )
@@ -74,7 +80,10 @@ def handle(args: argparse.Namespace) -> int:
     except (ConfigError, OSError, StoreUnavailable) as exc:
         return fail("jackpot serve", user_error(exc) or str(exc))
     try:
-        controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
+        key = key_for(args.db, config_text, args.mystery_key)
+        controller = EmbeddedController(
+            log, log, snapshot_every=args.snapshot_every, mystery_key=key
+        )
         started = controller.start(config_text, str(args.config), by="jackpot serve")
         if started.status == "rejected":  # the reason names the file and the key already
             return fail("jackpot serve", started.reason)

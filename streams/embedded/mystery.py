@@ -27,9 +27,9 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.config.floor import MeterDef
+from controller.config.floor import MeterDef, load_floor_config
 from controller.model.commands import ArmMystery
-from controller.model.errors import RuleViolation
+from controller.model.errors import ConfigError, RuleViolation
 from controller.mystery import commitment_of
 
 KEY_BYTES = 32
@@ -51,6 +51,26 @@ def load_key(path: Path) -> bytes:
         msg = f"{path}: a mystery sealing key is {KEY_BYTES * 2} hex digits"
         raise RuleViolation(msg)
     return key
+
+
+def key_for(db: Path, config_text: str, given: Path | None) -> bytes | None:
+    """The sealing key a command should run with: from ``given`` (``--mystery-key``), else from
+    ``JACKPOT_MYSTERY_KEY_FILE``, else ``<db>.mystery-key`` beside the log (created 0600 on first
+    use; put it on another volume in production). None when no file is named or exists and the
+    configuration has no mystery level: a floor without one never needs a key."""
+    named = given or (Path(env) if (env := os.environ.get("JACKPOT_MYSTERY_KEY_FILE")) else None)
+    path = named or db.with_name(db.name + ".mystery-key")
+    if named is None and not path.exists() and not _has_mystery(config_text):
+        return None
+    return load_key(path)
+
+
+def _has_mystery(config_text: str) -> bool:
+    try:
+        config = load_floor_config(config_text, "floor")
+    except ConfigError:  # the engine refuses it with the reason; no key is needed for that
+        return False
+    return any(meter.mystery for meter in config.meters.values())
 
 
 def _stream(key: bytes, commitment: str, size: int) -> bytes:
