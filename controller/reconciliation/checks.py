@@ -130,7 +130,8 @@ def check_hit(meter: MeterState, hit: ProgressiveHit, definition: MeterDef | Non
     plus reserve only at 100% (rules README 6-7)."""
     problems = _priced(meter, hit)
     share = share_of(hit)
-    if hit.share == "mystery":  # pays its trigger (checked by `controller.mystery.audit`)
+    if hit.share == "mystery":  # pays its trigger (`controller.mystery.audit`), resets as 100%
+        share = Fraction(1)
         if hit.amount_cents * SUBUNITS_PER_CENT > hit.meter_before_sub:
             problems.append(f"paid {hit.amount_cents} cents, more than the meter held")
     elif share is None:

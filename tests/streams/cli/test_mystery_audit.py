@@ -41,6 +41,10 @@ def test_every_reveal_of_an_ingested_floor_verifies(
     document = json.loads(capsys.readouterr().out)
     assert document["ok"] is True
     assert all(10_000 <= r["trigger_cents"] < 11_000 for r in document["reveals"])
+    # The reconciliation balances a mystery level to the sub-unit and flags none of its hits.
+    config = str(tmp_path / "mystery.toml")
+    assert main(["reconcile", "--db", str(db), "--config", config]) == 0
+    assert "tcp-mystery (balanced)" in capsys.readouterr().out
 
 
 def test_an_altered_reveal_fails_the_audit(
