@@ -83,6 +83,10 @@ class ArmMystery:
     sealed: str
     occurred_at: str
     by: str = "system"
+    idempotency_key: str = ""
+    """Empty: the engine issues it itself, never an HTTP caller (kept beside the other operator
+    commands' fields so every `OperatorCommand` is handled alike)."""
+    request_digest: str = ""
 
 
 OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter | ArmMystery

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from controller.floor import replay
 from controller.model.state import FloorState
 from controller.snapshot import state_from_dict, state_to_dict
 from tests.controller.scenario import PA, activate, given, locked_round, wager
@@ -48,3 +49,11 @@ def test_an_armed_mystery_trigger_stays_sealed_in_a_snapshot() -> None:
     restored = round_trip(state).meters["tcp-mystery"]
     assert restored.mystery_trigger_cents == -1
     assert restored.mystery_commitment == state.meters["tcp-mystery"].mystery_commitment
+
+
+def test_a_known_trigger_is_not_part_of_the_state_a_refold_is_compared_with() -> None:
+    # A refold of the log cannot know the sealed trigger; it must still equal the state served.
+    scenario = armed_floor(10_337)
+    folded = replay(scenario.log)
+    assert folded.meters["tcp-mystery"].mystery_trigger_cents == -1
+    assert folded == scenario.state
