@@ -12,9 +12,14 @@ from pathlib import Path
 
 import pytest
 
+from streams.adapters.memory import MemoryLog
 from streams.cli import main
+from streams.embedded.engine import EmbeddedController
+from streams.live.feed import LiveFeed
 from tests.controller.test_mystery import MYSTERY
-from tests.streams.embedded.test_mystery_engine import rounds
+from tests.streams.embedded.test_mystery_engine import KEY, rounds
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pa-three-card-poker-mystery.toml"
 
 
 def ingest(tmp_path: Path, count: int = 20, key: Path | None = None) -> tuple[Path, int]:
@@ -76,3 +81,18 @@ def test_a_wrong_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert err.startswith("jackpot ingest:")
     assert "wrong key" in err
     assert "\n" not in err
+
+
+def test_the_example_mystery_floor_shows_its_level_and_its_hits_on_the_signs() -> None:
+    # `make run CONFIG=examples/pa-three-card-poker-mystery.toml`: the $5 tables' sign.
+    log = MemoryLog()
+    engine = EmbeddedController(log, log, mystery_key=KEY)
+    assert engine.start(EXAMPLE.read_text(encoding="utf-8"), str(EXAMPLE)).status == "accepted"
+    live = LiveFeed.attach(engine)
+    assert live.meters_of_tables(["tcp-7", "tcp-8"]) == ["tcp-mystery"]
+    engine.submit(rounds(1, 8))  # $20.00 on a $10.00 range: at least one hit
+    snapshot = live.meters_snapshot(["tcp-mystery"])
+    last = snapshot["last_hits"]["tcp-mystery"]  # type: ignore[index]
+    assert last["share"] == "mystery"
+    assert 100 <= float(last["amount"]) < 110
+    assert "$5 Mystery Jackpot" in json.dumps(snapshot)
