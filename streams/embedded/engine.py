@@ -273,7 +273,11 @@ class EmbeddedController:
         with self._lock:
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
-            state, armings = self._arming(state)
+            try:
+                state, armings = self._arming(state)
+            except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
+                state, armings = self._state, ()
+                produced = (_refused(command, str(exc), self._clock()),)
             produced = (*produced, *armings)
             batch = [LogRecord(record_key(e), encode(e)) for e in produced]
             self._commit(state, batch, list(produced))
@@ -298,3 +302,14 @@ class EmbeddedController:
             blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
+
+
+def _refused(command: OperatorCommand, reason: str, now: str) -> EventRejected:
+    """The record of an operator command the engine itself cannot carry out."""
+    return EventRejected(
+        event_id=command.command_id,
+        table_id="",
+        event_type=type(command).__name__,
+        reason=reason,
+        occurred_at=now,
+    )

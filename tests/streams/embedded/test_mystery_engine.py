@@ -139,8 +139,12 @@ def test_a_restart_unseals_the_same_trigger_and_the_hit_reveals_it(
 
 
 def test_without_its_key_the_engine_refuses_a_mystery_floor(tmp_path: Path) -> None:
-    with pytest.raises(RuleViolation, match="sealing key"):
-        started(tmp_path / "fresh.db", key=None)
+    log = SqliteLog(tmp_path / "fresh.db")
+    engine = EmbeddedController(log, log)
+    outcome = engine.start(MYSTERY, "mystery.toml")
+    assert (outcome.status, "sealing key" in outcome.reason) == ("rejected", True)
+    assert engine.state.config is None  # nothing activated; the refusal is recorded
+    assert [type(e).__name__ for e in logged(tmp_path / "fresh.db")] == ["EventRejected"]
     db = tmp_path / "armed.db"
     started(db)
     with pytest.raises(RuleViolation, match="sealing key"):
