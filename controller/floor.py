@@ -26,6 +26,7 @@ from controller.meter import (
 )
 from controller.model.commands import (
     ActivateConfig,
+    ArmMystery,
     CorrectMeter,
     OperatorCommand,
     PayHit,
@@ -34,6 +35,7 @@ from controller.model.commands import (
 )
 from controller.model.errors import ConfigError, RuleViolation
 from controller.model.events import (
+    ContributionRecorded,
     Event,
     EventRejected,
     HitPaid,
@@ -48,6 +50,7 @@ from controller.model.money import (
 )
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
+from controller.mystery import arm, evolve_mystery, hit_at_trigger
 from controller.rules.table import decide_table
 from controller.transfer import transfer
 
@@ -68,6 +71,8 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
                 return (_hit_life(state, command),)
             case TransferMeter():
                 return transfer(state, command)
+            case ArmMystery():
+                return (arm(state, command),)
             case _:
                 return _table_event(state, command)
     except RuleViolation as exc:
@@ -77,7 +82,7 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
 
 
 def _rejected(command: Command, reason: str) -> EventRejected:
-    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter):
+    if isinstance(command, OperatorCommand):
         return EventRejected(
             event_id=command.command_id,
             table_id="",
@@ -118,6 +123,14 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
             meter_event = decide_meter(meter, config.meters[claim.meter_id], claim)
             working[claim.meter_id] = evolve_meter(meter, meter_event)
             out.append(meter_event)
+            if isinstance(meter_event, ContributionRecorded):  # a mystery level's trigger
+                won = hit_at_trigger(
+                    working[claim.meter_id], config.meters[claim.meter_id], meter_event
+                )
+                if won is not None:
+                    after_hit = evolve_meter(working[claim.meter_id], won[0])
+                    working[claim.meter_id] = evolve_mystery(after_hit, won[1])
+                    out.extend(won)
             claim = onward_claim(meter_event)
     return (*out, *due_change(state, event, out))
 
@@ -153,6 +166,13 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         )
         raise RuleViolation(msg)
     _check_below_ceiling(state, meter, command.amount_delta_sub)
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    if definition is not None and definition.mystery and command.amount_delta_sub > 0:
+        msg = (
+            f"meter {command.meter_id!r} is a mystery level: only wagers move it up toward its "
+            "sealed trigger (a correction could pass it with no winner)"
+        )
+        raise RuleViolation(msg)
     _check_second(state, command)
     return MeterCorrected(
         meter_id=command.meter_id,

@@ -37,6 +37,8 @@ def check_links(
             if mid not in meters:
                 raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
             hand = meters[mid].progressive.hand
+            if meters[mid].mystery:  # forms no hand: any game's wager may fund it
+                continue
             if hand == "three_card" and rules.player_cards != frozenset({3}):
                 raise links.error(
                     wager, f"a five-card progressive: {table.game} hands are not three cards"

@@ -68,6 +68,7 @@ __all__ = [
 ]
 
 HandSource = Literal["three_card", "five_card", "five_of_six"]
+ProgressiveKind = Literal["hand", "mystery"]
 HAND_SOURCES: tuple[HandSource, ...] = ("three_card", "five_card", "five_of_six")
 EnvyHolders = Literal["any_dealt_hand", "progressive_wagerers"]
 DealerHandTurn = Literal["first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"]
@@ -106,6 +107,14 @@ class ProgressiveDef:
     Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
     name: str = ""
     """What players call it on a sign ("Five Card Bonus"); "" shows the id."""
+    kind: ProgressiveKind = "hand"
+    """"hand": paid on a hand in the paytable. "mystery": a must-hit-by level, won by the wager
+    whose contribution takes the meter to a trigger drawn at each reset in [reset, must_hit_by)
+    (GLI-12 mystery progressives; `controller.mystery`). It has no paytable."""
+    reset_cents: int = 0
+    """A mystery level's start (its seed and its reseed), in cents."""
+    must_hit_by_cents: int = 0
+    """A mystery level's must-hit-by amount: every trigger is below it, so no hit reaches it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,13 +149,23 @@ class MeterDef:
         )
 
     @property
+    def mystery(self) -> bool:
+        """A must-hit-by level (`controller.mystery`)."""
+        return self.progressive.kind == "mystery"
+
+    @property
     def seed_subunits(self) -> int:
-        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3))."""
+        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3)); a mystery level
+        starts at its reset amount."""
+        if self.progressive.kind == "mystery":
+            return self.progressive.reset_cents * SUBUNITS_PER_CENT
         return int(self.progressive.seed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
 
     @property
     def reseed_subunits(self) -> int:
         """The reseed in sub-units; 0 for 649a.12(i)(4), whose next start comes from the reserve."""
+        if self.progressive.kind == "mystery":
+            return self.progressive.reset_cents * SUBUNITS_PER_CENT
         return int(self.progressive.reseed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
 
 
@@ -261,6 +280,8 @@ def _policy(reader: ConfigReader) -> Policy:
 
 
 def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    if reader.has("kind") and reader.choice("kind", ("hand", "mystery"), "hand") == "mystery":
+        return _mystery(reader, pid)
     reader.only_keys(
         {
             "rule",
@@ -275,6 +296,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
             "wager_on",
             "verify_for_one_from",
             "name",
+            "kind",
         }
     )
     hand = reader.choice("hand", HAND_SOURCES, None)
@@ -302,6 +324,33 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
         if reader.has("verify_for_one_from")
         else None,
         name=display_name(reader, "name"),
+    )
+
+
+def _mystery(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    """A must-hit-by level: its range and rates, no paytable (`controller.mystery`)."""
+    reader.only_keys(
+        {"rule", "kind", "reset", "must_hit_by", "primary_rate", "reserve_rate", "wager_on", "name"}
+    )
+    reset, must_hit_by = reader.cents("reset"), reader.cents("must_hit_by")
+    if must_hit_by <= reset:
+        raise reader.error("must_hit_by", f"an amount above reset ({reset} cents)")
+    return ProgressiveDef(
+        progressive_id=pid,
+        rule=reader.string("rule", "GLI-12 mystery progressive"),
+        hand="three_card",  # unused: a mystery level forms no hand
+        seed_for_one=Fraction(0),
+        reseed_for_one=Fraction(0),
+        primary_ppm=_rate(reader, "primary_rate", required=True),
+        reserve_ppm=_rate(reader, "reserve_rate", required=False),
+        pays=(),
+        envy={},
+        bonuses=(),
+        wager_on=frozenset(reader.string_list("wager_on", ("own",), ["own"])),
+        name=display_name(reader, "name"),
+        kind="mystery",
+        reset_cents=reset,
+        must_hit_by_cents=must_hit_by,
     )
 
 
@@ -363,6 +412,10 @@ def _meters(
                 f"the {unit}-cent wager unit of this meter",
             )
         ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
+        if definition.kind == "mystery" and (ceiling is not None or entry.has("overflow")):
+            raise entry.error(
+                "ceiling", "no ceiling or overflow on a mystery level: its must_hit_by is its limit"
+            )
         meters[mid] = MeterDef(
             meter_id=mid,
             progressive=definition,
@@ -406,6 +459,10 @@ def _check_diverts(reader: ConfigReader, meters: Mapping[str, MeterDef]) -> None
     for start in meters:
         seen, current = {start}, meters[start].divert_to
         while current:
+            if meters[current].mystery:  # only a wager may take a mystery level to its trigger
+                raise reader.table(start).error(
+                    "overflow", f"a divert to a meter that is not a mystery level, got {current!r}"
+                )
             if current in seen:
                 raise reader.table(start).error(
                     "overflow", f"a divert chain without a loop (it comes back to {current!r})"

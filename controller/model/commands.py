@@ -89,4 +89,23 @@ class TransferMeter:
     request_digest: str = ""
 
 
-OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArmMystery:
+    """Fix a mystery level's next trigger. The edge draws ``trigger_cents`` uniformly in
+    [reset, must_hit_by) and ``salt`` from the operating system's secure source, and seals both
+    (``sealed``) under its key; the core stays pure and records only the commitment and the seal."""
+
+    command_id: str
+    meter_id: str
+    trigger_cents: int
+    salt: str
+    sealed: str
+    occurred_at: str
+    by: str = "system"
+    idempotency_key: str = ""
+    """Empty: the engine issues it itself, never an HTTP caller (kept beside the other operator
+    commands' fields so every `OperatorCommand` is handled alike)."""
+    request_digest: str = ""
+
+
+OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter | ArmMystery

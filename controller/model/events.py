@@ -250,6 +250,8 @@ class MeterTransferredOut:
     reason: str
     meter_seq: int
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,6 +269,40 @@ class MeterTransferredIn:
     approved_by: str
     reason: str
     meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryArmed:
+    """A mystery level's trigger was drawn at the edge and fixed: the log records only the
+    commitment (SHA-256 of trigger and salt, `controller.mystery.commitment_of`) and the trigger
+    sealed under a key kept apart from the log. Nobody reading the log can learn the trigger; the
+    hit's `MysteryRevealed` lets anybody check it was fixed here, in range (GLI-12 mystery
+    progressives; N.J.A.C. 13:69E-1.39B)."""
+
+    TYPE: ClassVar[str] = "mystery_armed"
+    meter_id: str
+    commitment: str
+    sealed: str
+    reset_cents: int
+    must_hit_by_cents: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryRevealed:
+    """A mystery level hit at its trigger: the trigger and salt behind the arming's commitment,
+    published with the hit (``hit_id``) so that anyone can verify it (`jackpot mystery-audit`)."""
+
+    TYPE: ClassVar[str] = "mystery_revealed"
+    meter_id: str
+    hit_id: str
+    commitment: str
+    trigger_cents: int
+    salt: str
+    reset_cents: int
+    must_hit_by_cents: int
+    amount_cents: int
     occurred_at: str
 
 
@@ -328,6 +364,8 @@ DerivedEvent = (
     | MeterEvent
     | FixedAwarded
     | EnvyAwarded
+    | MysteryArmed
+    | MysteryRevealed
     | HitValidated
     | HitPaid
     | EventRejected
@@ -348,6 +386,8 @@ DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
         MeterTransferredIn,
         FixedAwarded,
         EnvyAwarded,
+        MysteryArmed,
+        MysteryRevealed,
         HitValidated,
         HitPaid,
         EventRejected,

@@ -28,6 +28,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("reconcile", "streams.cli.reconcile", ""),
     ("kafka", "streams.cli.kafka", "edge"),
     ("verify", "streams.cli.verify", ""),
+    ("mystery-audit", "streams.cli.mystery_audit", ""),
 )
 PACKAGE = "table-jackpot-controller"
 

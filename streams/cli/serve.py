@@ -37,6 +37,7 @@ from streams.adapters.redis.read_model import RedisReadModel, add_redis_argument
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.common import OneLineParser, fail, one_line, run_handler, user_error
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.mystery import key_for
 from streams.embedded.self_check import run_self_check
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
@@ -69,6 +70,11 @@ def add_parser(sub: Any) -> None:
         "state served (0: never; a break stops all writes and fails /readyz)",
     )
     parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        help="the mystery levels' sealing key (default <db>.mystery-key)",
+    )
+    parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
     )
     add_redis_arguments(
@@ -94,7 +100,10 @@ def handle(args: argparse.Namespace) -> int:
     except (ConfigError, OSError, StoreUnavailable) as exc:
         return fail("jackpot serve", user_error(exc) or str(exc))
     try:
-        controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
+        key = key_for(args.db, config_text, args.mystery_key)
+        controller = EmbeddedController(
+            log, log, snapshot_every=args.snapshot_every, mystery_key=key
+        )
         try:
             started = controller.start(config_text, str(args.config), by="jackpot serve")
         except (LogTampered, StoreUnavailable, RuleViolation, ValueError) as exc:

@@ -24,11 +24,13 @@ from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavail
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
+from controller.mystery import sealed_unknown, unarmed, with_trigger
 from controller.snapshot import state_from_dict, state_to_dict
 from streams.clock import utc_now
 from streams.codec import MAX_RAW_KEPT, decode, encode, fold_log, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
+from streams.embedded.mystery import draw, unseal
 from streams.embedded.received import ahead_reason, latest_allowed
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
 from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
@@ -64,7 +66,11 @@ class EmbeddedController:
         snapshot_every: int = 20_000,
         clock: Callable[[], str] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        mystery_key: bytes | None = None,
     ) -> None:
+        """``mystery_key`` seals and unseals mystery levels' triggers (`streams.embedded.mystery`);
+        a floor with a mystery level refuses to start without it."""
+        self._mystery_key = mystery_key
         self._log = log
         # Heartbeats and accepted events are signs of life; never logged, never in the state.
         self.liveness = LivenessTracker(monotonic)
@@ -104,6 +110,7 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
+            self._state = self._unsealed(self._state)
             current = self._state.config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
@@ -131,6 +138,43 @@ class EmbeddedController:
         state, position = fold_log(self._log, state, position)
         self._state, self._position, self._snapshot_position = state, position, position
 
+    def _unsealed(self, state: FloorState) -> FloorState:
+        """The state knowing every armed mystery trigger again (after a restart), with the key."""
+        for meter_id, commitment, sealed in sealed_unknown(state):
+            if self._mystery_key is None:
+                msg = (
+                    f"mystery level {meter_id!r} is armed: the engine needs its sealing key "
+                    "(serve --mystery-key FILE)"
+                )
+                raise RuleViolation(msg)
+            trigger, salt = unseal(self._mystery_key, commitment, sealed)
+            state = with_trigger(state, meter_id, trigger, salt)
+        return state
+
+    def _arming(self, state: FloorState) -> tuple[FloorState, tuple[Event, ...]]:
+        """Arm every mystery level waiting for a trigger (at activation, after each hit): the
+        draw happens here, at the edge, and reaches the core as `ArmMystery`."""
+        key, armed = self._mystery_key, list[Event]()
+        if state.config is None or not unarmed(state):
+            return state, ()
+        if key is None:  # refused before anything is logged: never a level that cannot hit
+            msg = "the floor has a mystery level: the engine needs a sealing key (--mystery-key)"
+            raise RuleViolation(msg)
+        for meter_id in unarmed(state):
+            command = draw(
+                state.config.meters[meter_id],
+                key,
+                occurred_at=self._clock(),
+                command_id=f"arm-{meter_id}-{state.meters[meter_id].seq}",
+            )
+            produced = decide(state, command)
+            if isinstance(produced[0], EventRejected):  # a bug, never a reason to stop ingest
+                continue
+            state = evolve_many(state, produced)
+            state = with_trigger(state, meter_id, command.trigger_cents, command.salt)
+            armed.extend(produced)
+        return state, tuple(armed)
+
     def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
 
@@ -149,6 +193,8 @@ class EmbeddedController:
                 )
                 outcomes.append(outcome)
                 state = evolve_many(state, produced)
+                state, armings = self._arming(state) if produced else (state, ())
+                produced = (*produced, *armings)
                 for index, event in enumerate(produced):
                     dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                     encoded = payload if index == 0 and payload is not None else encode(event)
@@ -259,6 +305,12 @@ class EmbeddedController:
                     return self._repeat(command, decode(earlier))
             produced = decide(self._state, command)
             state = evolve_many(self._state, produced)
+            try:
+                state, armings = self._arming(state)
+            except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
+                state, armings = self._state, ()
+                produced = (_refused(command, str(exc), self._clock()),)
+            produced = (*produced, *armings)
             now = self._clock()
             batch = [
                 LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
@@ -312,3 +364,14 @@ class EmbeddedController:
             blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
+
+
+def _refused(command: OperatorCommand, reason: str, now: str) -> EventRejected:
+    """The record of an operator command the engine itself cannot carry out."""
+    return EventRejected(
+        event_id=command.command_id,
+        table_id="",
+        event_type=type(command).__name__,
+        reason=reason,
+        occurred_at=now,
+    )

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from streams.http import pages, playability
+from streams.http import pages, playability, transfer
 from streams.http.common import DEFAULT_PAGE, MAX_PAGE, MAX_POSITION
 from streams.http.openapi_schemas import Schema, component_schemas, ref
 
@@ -74,6 +74,7 @@ def _serialised() -> str:
             **_service_paths(),
             **pages.openapi_paths(),
             **playability.openapi_paths(),
+            **transfer.openapi_paths(_responses("", "Error", 400, 401, 403, 409, 413, 503)),
         },
         "components": {
             "schemas": component_schemas() | playability.component_schemas(),

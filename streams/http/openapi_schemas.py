@@ -102,6 +102,7 @@ _METER: Final[Schema] = {
     "meter_id": _STR,
     "amount": _MONEY,
     "reserve": _MONEY,
+    "overflow": _MONEY,
     "contributed": _MONEY,
     "paid": _MONEY,
     "hits": _COUNT,

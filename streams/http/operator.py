@@ -126,7 +126,7 @@ async def correct(ctx: ApiContext, request: Request, principal: Principal) -> Re
         reason=reason,
         occurred_at=utc_now(),
     )
-    outcome = await _operate(ctx, command)
+    outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
     state = ctx.controller.state.meters[meter_id]
@@ -171,7 +171,7 @@ async def configure(ctx: ApiContext, request: Request, principal: Principal) -> 
         by=principal.name,
         occurred_at=utc_now(),
     )
-    outcome = await _operate(ctx, command)
+    outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
     state = ctx.controller.state
@@ -212,14 +212,14 @@ def second_supervisor(ctx: ApiContext, request: Request, principal: Principal) -
 
 
 async def _hit_answer(ctx: ApiContext, command: ValidateHit | PayHit, hit_id: str) -> Response:
-    outcome = await _operate(ctx, command)
+    outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
     hit = ctx.controller.state.hits[hit_id]
     return JSONResponse({"command_id": command.command_id, "hit": hit_view(hit)}, headers=outcome)
 
 
-async def _operate(ctx: ApiContext, command: OperatorCommand) -> dict[str, str] | Response:
+async def operate_once(ctx: ApiContext, command: OperatorCommand) -> dict[str, str] | Response:
     """The headers of the answer if the core accepted ``command`` (now, or the first time this
     key was sent); else the error answer: 409 with the core's reason (replayed as first given),
     422 for a key already used for another request."""

@@ -145,3 +145,12 @@ def test_the_document_is_the_same_object_every_time() -> None:
     first = openapi_document()
     first["paths"].clear()
     assert openapi_document()["paths"]
+
+
+def test_the_meter_schema_names_every_field_a_meter_answer_has(
+    api: Api, document: Document
+) -> None:
+    # The ceiling's overflow (NY 5320.8) is documented beside amount and reserve.
+    answer = api.client.get("/v1/meters/tcp-progressive-5", headers=auth("read_only")).json()
+    assert "overflow" in answer
+    assert set(document["components"]["schemas"]["Meter"]["properties"]) == set(answer)
