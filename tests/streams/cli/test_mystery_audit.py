@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from streams.adapters.memory import MemoryLog
-from streams.cli import main
+from streams.adapters.sqlite import SqliteLog
+from streams.cli import main, verify
 from streams.embedded.engine import EmbeddedController
 from streams.live.feed import LiveFeed
 from tests.controller.test_mystery import MYSTERY
@@ -50,6 +51,9 @@ def test_every_reveal_of_an_ingested_floor_verifies(
     config = str(tmp_path / "mystery.toml")
     assert main(["reconcile", "--db", str(db), "--config", config]) == 0
     assert "tcp-mystery (balanced)" in capsys.readouterr().out
+    # jackpot verify, the regulator's one check, covers the reveals too.
+    assert main(["verify", "--db", str(db)]) == 0
+    assert "every mystery reveal" in capsys.readouterr().out
 
 
 def test_an_altered_reveal_fails_the_audit(
@@ -69,6 +73,15 @@ def test_an_altered_reveal_fails_the_audit(
     capsys.readouterr()
     assert main(["mystery-audit", "--db", str(db)]) == 1
     assert "FAIL" in capsys.readouterr().out
+    # jackpot verify finds it twice over: the broken chain, and (read past the chain) the reveal.
+    assert main(["verify", "--db", str(db)]) == 1
+    log = SqliteLog(db)
+    try:
+        breaks = verify._mystery_reveals(log)
+    finally:
+        log.close()
+    assert len(breaks) == 1
+    assert "BREAK: mystery reveal" in breaks[0]
 
 
 def test_a_wrong_key_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
