@@ -54,12 +54,24 @@ class Partitions:
         """Note what was folded (partition: next offset); release the hold once every new
         partition reached its end."""
         self.next.update(folded)
+        reached = self._positions() if self.ends else {}
         for partition, end in list(self.ends.items()):
-            if self.next.get(partition, 0) >= end:
+            if max(self.next.get(partition, 0), reached.get(partition, 0)) >= end:
                 del self.ends[partition]
         if self.projector.holding and not self.ends:
             logger.info("signage: caught up with %s; publishing every meter", self.topic)
             self.projector.release()
+
+    def _positions(self) -> dict[int, int]:
+        """Where the consumer stands in each held partition. A read_committed reader never sees a
+        transaction's commit marker, yet the marker takes an offset: a partition whose last record
+        is one ends past the last record read, and only the consumer's own position (which steps
+        over markers) shows that it got there."""
+        held = [TopicPartition(self.topic, p) for p in self.ends]
+        try:
+            return {tp.partition: tp.offset for tp in self.consumer.position(held)}
+        except KafkaException:  # the next call asks again
+            return {}
 
     def commit(self) -> None:
         """Commit what Redis reflects (only called while the projector is clean)."""

@@ -165,7 +165,7 @@ def test_a_tables_sign_shows_its_meters_and_a_pending_last_hit(tmp_path: Path) -
         hit_id = "tcp-1/R1/6/progressive/seat1"
         answer = httpx.post(
             f"{base}/v1/hits/{hit_id}/validate",
-            headers={"Authorization": f"Bearer {supervisor}"},
+            headers={"Authorization": f"Bearer {supervisor}", "Idempotency-Key": "validate-1"},
             timeout=10,
         )
         assert answer.status_code == 200, answer.text
