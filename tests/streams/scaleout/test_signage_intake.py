@@ -30,11 +30,18 @@ class FakeConsumer:
         self.highs = highs
         self.assigned: list[tuple[int, int]] = []
         self.commits: list[list[tuple[int, int]]] = []
+        self.positions: dict[int, int] = {}  # where the consumer stands (-1001: not known yet)
 
     def get_watermark_offsets(
         self, tp: TopicPartition, timeout: float, cached: bool
     ) -> tuple[int, int]:
         return 0, self.highs[tp.partition]
+
+    def position(self, parts: list[TopicPartition]) -> list[TopicPartition]:
+        return [
+            TopicPartition(TOPIC, tp.partition, self.positions.get(tp.partition, -1001))
+            for tp in parts
+        ]
 
     def assign(self, parts: list[TopicPartition]) -> None:
         self.assigned = [(tp.partition, tp.offset) for tp in parts]
@@ -86,6 +93,28 @@ def test_new_partitions_are_read_from_the_start_and_held_until_their_end() -> No
     parts.commit()
     parts.commit()  # nothing new: nothing sent
     assert consumer.commits == [[(0, 10)]]
+
+
+def test_a_trailing_commit_marker_does_not_hold_the_signs_back() -> None:
+    """On a transactional topic the last offset may be a commit marker, which a read_committed
+    reader never receives: the last record read is 8, the end 10. Held until the consumer's
+    position has stepped over the marker, then released."""
+    _, events, _ = embedded_run()
+    made, _ = projector(FlakyModel(), FakeClock())
+    consumer = FakeConsumer({0: 10})
+    parts = Partitions(consumer, TOPIC, made)  # type: ignore[arg-type]  # a fake consumer
+    parts.on_assign(consumer, [TopicPartition(TOPIC, 0)])  # type: ignore[arg-type]
+    made.take(
+        [Record(0, 8, e.meter_id, f"{e.meter_id}@{e.meter_seq}", encode(e)) for e in events[:1]]
+    )
+    consumer.positions[0] = 9  # the record at 8 read; the marker at 9 not yet passed
+    parts.advance({0: 9})
+    assert made.holding
+    consumer.positions[0] = 10  # the consumer stepped over the marker
+    parts.advance({})
+    assert not made.holding
+    parts.commit()
+    assert consumer.commits == [[(0, 9)]]  # commits what was folded, not the marker's offset
 
 
 def test_a_lost_partition_is_forgotten_and_a_kept_one_goes_on_where_it_was() -> None:
