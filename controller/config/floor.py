@@ -15,11 +15,11 @@ names the file, the key and what was expected. Structure (see
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
     [communication]                       optional: table_silence_limit_seconds (default 30)
     [controls]                            optional: correction_cap, dual_control_from
+    venue = "..."; name = "..."           optional names players read on signs (`display`)
 
 Bounded (issue 15): the text at most `MAX_CONFIG_TEXT` characters and nested at most as deep as
 the parser can go, every number checked by shape before it is read, every amount within the
 event contract's money bounds, and a level's primary plus reserve rate at most 100% of the wager.
-    venue = "..."; name = "..."           optional names players read on signs (`display`)
 """
 
 from __future__ import annotations
@@ -73,7 +73,8 @@ HAND_SOURCES: tuple[HandSource, ...] = ("three_card", "five_card", "five_of_six"
 EnvyHolders = Literal["any_dealt_hand", "progressive_wagerers"]
 DealerHandTurn = Literal["first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"]
 WAGER_TARGETS = ("own", "dealer", "other_seat")
-MAX_CONFIG_TEXT = 1_048_576
+#: 8 MiB: a floor of 10,000 tables and 1,000 meters is about 2.9 MB of TOML (`bench/scale.py`).
+MAX_CONFIG_TEXT = 8 * 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

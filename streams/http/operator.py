@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from controller.config.change import parsed
+from controller.config.floor import MAX_CONFIG_TEXT
 from controller.floor import visible
 from controller.model.commands import (
     ActivateConfig,
@@ -53,7 +54,8 @@ MAX_REASON: Final = 500
 _SIGNED_CENTS: Final = re.compile(r"(-?)(0|[1-9][0-9]{0,11})\.([0-9]{2})\Z")
 _CORRECTION_FIELDS: Final = frozenset({"amount", "reserve", "reason"})
 _CONFIG_FIELDS: Final = frozenset({"toml", "source", "replaces"})
-MAX_CONFIG_BODY: Final = 1_048_576
+#: The largest configuration text, JSON-escaped (each quote doubles), plus the other fields.
+MAX_CONFIG_BODY: Final = 2 * MAX_CONFIG_TEXT + 4_096
 MAX_KEY: Final = 255
 _KEY: Final = re.compile(r'"?([!#-~]{1,255})"?\Z')
 REPLAYED_HEADER: Final = "Idempotent-Replayed"
