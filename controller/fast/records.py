@@ -1,0 +1,172 @@
+"""Mutable mirrors of the frozen state (`controller.model.state`), owned by one `Session`.
+
+Each record is thawed from its frozen state on first use and frozen again only when the state
+is read (`Session.state`). Thawing and freezing are exact inverses: ``freeze(thaw(s)) == s``, and
+every update below moves a record exactly as `controller.evolve` moves the frozen one (the
+differential tests in ``tests/controller/fast/`` check it event by event).
+"""
+
+from __future__ import annotations
+
+from immutables import Map
+
+from controller.model.state import MeterState, RoundPhase, RoundState, TableState
+from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced
+
+
+class Round:
+    """A round in play. ``antes``, ``placed`` and ``actions`` index the wagers and decisions so
+    the hot checks need no scan; they are derived, never frozen."""
+
+    __slots__ = (
+        "actions",
+        "antes",
+        "contributions",
+        "decisions",
+        "event_ids",
+        "game",
+        "phase",
+        "placed",
+        "round_id",
+        "wagers",
+    )
+
+    def __init__(self, round_id: str, game: str, phase: RoundPhase, event_ids: set[str]) -> None:
+        self.round_id = round_id
+        self.game = game
+        self.phase = phase
+        self.wagers: list[WagerPlaced] = []
+        self.decisions: list[DecisionMade] = []
+        self.contributions: list[tuple[str, int, int]] = []
+        self.event_ids = event_ids
+        self.antes: dict[int, int] = {}
+        self.placed: set[tuple[int, str, str]] = set()
+        self.actions: dict[int, list[str]] = {}
+
+    @staticmethod
+    def opened(event: RoundOpened) -> Round:
+        """The round `controller.rules.table_state` starts for ``event``."""
+        return Round(event.round_id, event.game, "open", {event.event_id})
+
+    @staticmethod
+    def thaw(state: RoundState) -> Round:
+        """A mutable copy of ``state``."""
+        out = Round(state.round_id, state.game, state.phase, set(state.event_ids))
+        for wager in state.wagers:
+            out.add_wager(wager)
+        for decision in state.decisions:
+            out.add_decision(decision)
+        out.contributions = list(state.contributions)
+        return out
+
+    def add_wager(self, wager: WagerPlaced) -> None:
+        """Append a wager (the first Ante of a seat is its ante, as `check_decision` reads it)."""
+        self.wagers.append(wager)
+        self.placed.add((wager.seat, wager.wager, wager.on))
+        if wager.wager == "ante" and wager.seat not in self.antes:
+            self.antes[wager.seat] = wager.amount_cents
+
+    def add_decision(self, decision: DecisionMade) -> None:
+        """Append a decision."""
+        self.decisions.append(decision)
+        actions = self.actions.get(decision.seat)
+        if actions is None:
+            self.actions[decision.seat] = [decision.action]
+        else:
+            actions.append(decision.action)
+
+    def freeze(self) -> RoundState:
+        """The frozen round."""
+        return RoundState(
+            round_id=self.round_id,
+            game=self.game,
+            phase=self.phase,
+            wagers=tuple(self.wagers),
+            decisions=tuple(self.decisions),
+            contributions=tuple(self.contributions),
+            event_ids=frozenset(self.event_ids),
+        )
+
+
+class Table:
+    """A table's position in its stream."""
+
+    __slots__ = ("last_seq", "round", "table_id")
+
+    def __init__(self, table_id: str, last_seq: int, current: Round | None) -> None:
+        self.table_id = table_id
+        self.last_seq = last_seq
+        self.round = current
+
+    @staticmethod
+    def thaw(state: TableState) -> Table:
+        """A mutable copy of ``state``."""
+        current = None if state.round is None else Round.thaw(state.round)
+        return Table(state.table_id, state.last_seq, current)
+
+    def freeze(self) -> TableState:
+        """The frozen table."""
+        current = None if self.round is None else self.round.freeze()
+        return TableState(table_id=self.table_id, last_seq=self.last_seq, round=current)
+
+
+class Meter:
+    """A meter and its running totals (`MeterState`), with ``open_rounds`` as a dict."""
+
+    __slots__ = (
+        "amount_sub",
+        "contributed_sub",
+        "contributions",
+        "corrected_sub",
+        "hits",
+        "meter_id",
+        "open_rounds",
+        "paid_sub",
+        "reserve_sub",
+        "seeded_sub",
+        "seq",
+    )
+
+    def __init__(self, state: MeterState) -> None:
+        self.meter_id = state.meter_id
+        self.amount_sub = state.amount_sub
+        self.reserve_sub = state.reserve_sub
+        self.seeded_sub = state.seeded_sub
+        self.contributed_sub = state.contributed_sub
+        self.contributions = state.contributions
+        self.paid_sub = state.paid_sub
+        self.corrected_sub = state.corrected_sub
+        self.hits = state.hits
+        self.seq = state.seq
+        self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
+
+    def contribute(
+        self, table_id: str, round_id: str, primary: int, reserve: int, seq: int
+    ) -> None:
+        """`evolve_meter` for a `ContributionRecorded`."""
+        entry = self.open_rounds.get(table_id)
+        if entry is not None and entry[0] == round_id:
+            self.open_rounds[table_id] = (round_id, entry[1] + primary, entry[2] + reserve)
+        else:
+            self.open_rounds[table_id] = (round_id, primary, reserve)
+        self.amount_sub += primary
+        self.reserve_sub += reserve
+        self.contributed_sub += primary + reserve
+        self.contributions += 1
+        self.seq = seq
+
+    def freeze(self) -> MeterState:
+        """The frozen meter."""
+        return MeterState(
+            meter_id=self.meter_id,
+            amount_sub=self.amount_sub,
+            reserve_sub=self.reserve_sub,
+            seeded_sub=self.seeded_sub,
+            contributed_sub=self.contributed_sub,
+            contributions=self.contributions,
+            paid_sub=self.paid_sub,
+            corrected_sub=self.corrected_sub,
+            hits=self.hits,
+            seq=self.seq,
+            open_rounds=Map(self.open_rounds),
+        )
