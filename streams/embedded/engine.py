@@ -1,19 +1,20 @@
 """The embedded engine: one process, one durable log, state derived from it and nothing else.
 
 Ingest runs each table event through the schema check, the idempotency check and the core's
-`decide`; the whole batch's events are appended to the log in one atomic write, and only then does
-the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
+fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
+state); the whole batch's events are appended to the log in one atomic write. A failed write puts
+the session back at the state the batch started from, so the state never runs ahead of the log. A
 restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
 is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
@@ -21,7 +22,7 @@ from typing import Literal
 import msgspec
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.floor import decide, evolve_many
+from controller.fast import Session
 from controller.model.commands import ActivateConfig, OperatorCommand
 from controller.model.errors import CorruptSnapshot, InvalidEvent, RuleViolation
 from controller.model.events import Event, EventRejected
@@ -43,7 +44,6 @@ Listener = Callable[[Sequence[Event]], None]
 #: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
 Scope = Callable[[str], str]
 MAX_RAW_KEPT = 65_536
-FOLD_CHUNK = 1_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,15 +105,20 @@ def record_key(event: Event) -> str:
 def fold_log(
     log: EventLog, state: FloorState | None = None, after: int = 0
 ) -> tuple[FloorState, int]:
-    """State from the log alone (a clean replay, no snapshot) and the position it reflects.
+    """State from the log alone (a clean replay, no snapshot) and the position it reflects."""
+    session = Session(state)
+    position = fold_into(session, log, after)
+    return session.state(), position
 
-    Records are applied in chunks by `evolve_many` (one new state per chunk, not per record)."""
-    current, position = state or FloorState(), after
-    records = log.read(after=after)
-    while chunk := list(itertools.islice(records, FOLD_CHUNK)):
-        current = evolve_many(current, [decode(record.payload) for record in chunk])
-        position = chunk[-1].position
-    return current, position
+
+def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
+    """Apply the log's records after ``after`` to ``session``; the position it then reflects."""
+    position = after
+    apply = session.apply
+    for record in log.read(after=after):
+        apply(decode(record.payload))
+        position = record.position
+    return position
 
 
 class EmbeddedController:
@@ -136,15 +141,16 @@ class EmbeddedController:
         self._clock = clock
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
-        self._state = FloorState()
+        self._session = Session()
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
 
     @property
     def state(self) -> FloorState:
-        """The current state (immutable: safe to read from any thread)."""
-        return self._state
+        """The current state (immutable once returned: safe to keep and read from any thread)."""
+        with self._lock:
+            return self._session.state()
 
     @property
     def log(self) -> EventLog:
@@ -164,7 +170,7 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
-            current = self._state.config_event
+            current = self._session.state().config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
             command = ActivateConfig(
@@ -186,8 +192,9 @@ class EmbeddedController:
         except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
             self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
             state, position = FloorState(), 0
-        state, position = fold_log(self._log, state, position)
-        self._state, self._position, self._snapshot_position = state, position, position
+        session = Session(state)
+        position = fold_into(session, self._log, position)
+        self._session, self._position, self._snapshot_position = session, position, position
 
     def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
@@ -195,20 +202,21 @@ class EmbeddedController:
         An item ``scope`` refuses for its table is dead-lettered with that reason, like any other
         refused input, before it can be noted, de-duplicated or decided."""
         with self._lock:
-            state, outcomes, batch, events = self._state, [], [], []
+            outcomes, batch, events = [], [], []
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
-            for raw in raws:
-                outcome, produced, payload = self._one(state, raw, seen, heard, scope)
-                outcomes.append(outcome)
-                state = evolve_many(state, produced)
-                for index, event in enumerate(produced):
-                    dedupe = event.event_id if isinstance(event, TableEventBase) else ""
-                    encoded = payload if index == 0 and payload is not None else encode(event)
-                    batch.append(LogRecord(record_key(event), encoded, dedupe))
-                    events.append(event)
-            self._commit(state, batch, events)
+            with self._undo_on_error():
+                for raw in raws:
+                    outcome, produced, payload = self._one(raw, seen, heard, scope)
+                    outcomes.append(outcome)
+                    for index, event in enumerate(produced):
+                        dedupe = event.event_id if isinstance(event, TableEventBase) else ""
+                        encoded = payload if index == 0 and payload is not None else encode(event)
+                        batch.append(LogRecord(record_key(event), encoded, dedupe))
+                        events.append(event)
+                position = self._append(batch)
+            self._appended(position, events)
             self.liveness.heard(heard)  # after the append: a failed write raised before
             return outcomes
 
@@ -226,7 +234,6 @@ class EmbeddedController:
 
     def _one(
         self,
-        state: FloorState,
         raw: object,
         seen: dict[str, bytes],
         heard: list[str],
@@ -245,7 +252,7 @@ class EmbeddedController:
         if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
             return (*self._dead_letter(raw, refusal), None)
         if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
-            reason = unknown_table_reason(state.config, command.table_id)
+            reason = unknown_table_reason(self._session.config, command.table_id)
             if reason:
                 return (*self._dead_letter(raw, reason), None)
             heard.append(command.table_id)
@@ -257,7 +264,7 @@ class EmbeddedController:
             return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
             return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
-        produced = decide(state, command)
+        produced = self._session.step(command)  # decided, and the session advanced
         first = produced[0]
         if isinstance(first, EventRejected):
             return (*self._dead_letter(raw, first.reason, first), None)
@@ -289,26 +296,44 @@ class EmbeddedController:
         with self._lock:
             outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
             batch = [LogRecord(record_key(e), encode(e)) for e in produced]
-            self._commit(self._state, batch, list(produced))
+            self._appended(self._append(batch), list(produced))  # a refusal changes no state
             return outcome
 
     def operate(self, command: OperatorCommand) -> Outcome:
         """Decide an operator command (configuration, correction, hit validation or payment)."""
         with self._lock:
-            produced = decide(self._state, command)
-            state = evolve_many(self._state, produced)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
-            self._commit(state, batch, list(produced))
+            with self._undo_on_error():
+                produced = self._session.step(command)
+                batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+                position = self._append(batch)
+            self._appended(position, list(produced))
             first = produced[0]
             if isinstance(first, EventRejected):
                 return Outcome(command.command_id, "rejected", first.reason)
             return Outcome(command.command_id, "accepted")
 
-    def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
-        if not batch:
+    @contextmanager
+    def _undo_on_error(self) -> Iterator[None]:
+        """Deciding advances the session before the append; if anything fails before the batch
+        is durable (the append, or an unexpected error mid-batch), the session goes back to the
+        state the batch started from and the error propagates: the state never runs ahead of the
+        log."""
+        before = self._session.state()
+        try:
+            yield
+        except BaseException:
+            self._session = Session(before)
+            raise
+
+    def _append(self, batch: list[LogRecord]) -> int | None:
+        """The log position after appending ``batch`` (None for an empty batch)."""
+        return self._log.append(batch) if batch else None
+
+    def _appended(self, position: int | None, events: list[Event]) -> None:
+        """The batch is durable: tell the listeners, snapshot when due."""
+        if position is None:
             return
-        position = self._log.append(batch)  # raises before any state moves
-        self._state, self._position = state, position
+        self._position = position
         for listener in self._listeners:
             listener(events)
         if position - self._snapshot_position >= self._snapshot_every:
@@ -317,6 +342,6 @@ class EmbeddedController:
     def snapshot(self) -> None:
         """Save the state at the current position."""
         with self._lock:
-            blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
+            blob = json.dumps(state_to_dict(self._session.state()), separators=(",", ":")).encode()
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
