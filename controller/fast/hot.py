@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller.fast.records import Round, Table
+from controller.fast.settle import settle
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
@@ -38,7 +39,6 @@ from controller.model.table_events import (
     WagersLocked,
 )
 from controller.rules.round_checks import check_settlement
-from controller.rules.settlement import settle_round
 
 if TYPE_CHECKING:
     from controller.fast.session import Session
@@ -210,7 +210,8 @@ def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
 
 
 def decide_settle(s: Session, e: RoundSettled) -> Answer:
-    """The reference's settlement checks and awards on the frozen round; meter hits priced by
+    """The reference's settlement checks on the frozen round, the awards by `settle` (the
+    reference's `settle_round`, mirrored on the mutable round); meter hits priced by
     `decide_meter` against the meter as it stands at each one's turn (649a.12(e)(4))."""
     head = _head(s, e)
     config = s.config
@@ -222,7 +223,7 @@ def decide_settle(s: Session, e: RoundSettled) -> Answer:
     frozen = current.freeze()
     try:
         check_settlement(config, facts.definition, frozen, e)
-        steps = settle_round(config, facts.definition, frozen, e)
+        steps = settle(config, facts.definition, current, e)
     except Exception:  # the reference repeats it and answers (or raises) the same
         return None
     for step in steps:
