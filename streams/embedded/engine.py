@@ -28,8 +28,8 @@ from controller.model.errors import CorruptSnapshot, InvalidEvent, RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
-from controller.snapshot import state_from_dict, state_to_dict
 from streams.door.fast_decode import validate_to_event
+from streams.embedded.snapshot import decode_snapshot, encode_snapshot
 from streams.liveness.tracker import (
     HEARTBEAT_NOTED,
     Heartbeat,
@@ -188,7 +188,7 @@ class EmbeddedController:
             latest = self._snapshots.latest()
             if latest is not None:
                 position, blob = latest
-                state = state_from_dict(json.loads(blob))
+                state = decode_snapshot(blob)
         except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
             self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
             state, position = FloorState(), 0
@@ -342,6 +342,6 @@ class EmbeddedController:
     def snapshot(self) -> None:
         """Save the state at the current position."""
         with self._lock:
-            blob = json.dumps(state_to_dict(self._session.state()), separators=(",", ":")).encode()
+            blob = encode_snapshot(self._session.state())
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position

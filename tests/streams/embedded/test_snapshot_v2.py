@@ -1,0 +1,59 @@
+"""The compact snapshot (version 2) gives back the very state it was written from (tables with
+their rounds, meters with open rounds, hits, a configuration change waiting for its safe point),
+still reads version 1, and refuses a configuration text that does not match its digest."""
+
+from __future__ import annotations
+
+import json
+from itertools import islice
+
+import pytest
+
+from controller.evolve import evolve_many
+from controller.model.state import FloorState
+from controller.snapshot import state_to_dict
+from streams.embedded.snapshot import decode_snapshot, encode_snapshot
+from tests.controller.fast.differential import disturbed_floor, run_both
+
+
+def _states() -> list[FloorState]:
+    """States along a disturbed simulated floor (jackpots, voids, rate changes, corrections)."""
+    _, log, _ = run_both(islice(disturbed_floor(6_000, seed=4), 6_300), check_every=10_000)
+    states, state = [], FloorState()
+    for start in range(0, len(log), 700):
+        state = evolve_many(state, log[start : start + 700])
+        states.append(state)
+    return states
+
+
+STATES = _states()
+
+
+def test_every_state_comes_back_equal() -> None:
+    assert any(s.pending_config is not None for s in STATES)
+    assert any(len(s.hits) > 0 for s in STATES)
+    for state in STATES:
+        blob = encode_snapshot(state)
+        assert blob.startswith(b'{"snapshot_version":2,')
+        back = decode_snapshot(blob)
+        assert back == state
+        assert back.config == state.config
+
+
+def test_a_version_1_snapshot_still_loads() -> None:
+    state = STATES[-1]
+    blob = json.dumps(state_to_dict(state), separators=(",", ":")).encode()
+    assert decode_snapshot(blob) == state
+
+
+def test_a_configuration_text_that_does_not_match_its_digest_is_refused() -> None:
+    raw = json.loads(encode_snapshot(STATES[-1]))
+    raw["config_event"]["text"] += "\n# edited\n"
+    with pytest.raises(ValueError, match="digest"):
+        decode_snapshot(json.dumps(raw, separators=(",", ":")).encode())
+
+
+def test_a_snapshot_that_does_not_decode_is_refused() -> None:
+    blob = encode_snapshot(STATES[-1]).replace(b'"amount_sub":', b'"amount_sub":"x","y":', 1)
+    with pytest.raises(ValueError, match="does not decode"):
+        decode_snapshot(blob)
