@@ -31,6 +31,11 @@ _FORMED: dict[tuple[str, tuple[str, ...]], FormedHand] = {}
 _MAX_FORMED = 200_000
 
 
+def clear() -> None:
+    """Forget every formed hand (for measurements that must not find them already formed)."""
+    _FORMED.clear()
+
+
 def _indices(texts: tuple[str, ...]) -> list[int]:
     index = _INDEX
     return [index[text.lower()] for text in texts]  # KeyError: not a card
