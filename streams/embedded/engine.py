@@ -29,6 +29,7 @@ from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from streams.door.fast_decode import validate_to_event
+from streams.embedded.log_decode import fast_decode
 from streams.embedded.snapshot import decode_snapshot, encode_snapshot
 from streams.liveness.tracker import (
     HEARTBEAT_NOTED,
@@ -116,7 +117,7 @@ def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
     position = after
     apply = session.apply
     for record in log.read(after=after):
-        apply(decode(record.payload))
+        apply(fast_decode(record.payload, decode))
         position = record.position
     return position
 
