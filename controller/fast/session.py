@@ -17,7 +17,8 @@ tables starts at once and a read costs what changed since the last one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
@@ -26,6 +27,7 @@ from controller.fast.records import Meter, Round, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
+    ConfigActivated,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -39,7 +41,7 @@ from controller.model.events import (
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT
-from controller.model.state import FloorState, HitState, MeterState, fast_replace
+from controller.model.state import FloorState, HitState, MeterState, TableState, fast_replace
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -73,8 +75,17 @@ _LOCAL_EVENTS = (
 class Session:
     """The floor for one writer. Not thread-safe: one owner steps it and reads its state."""
 
-    def __init__(self, state: FloorState | None = None) -> None:
+    def __init__(
+        self,
+        state: FloorState | None = None,
+        deferred: Mapping[str, Any] | None = None,
+        decode: Callable[[Any], TableState] | None = None,
+    ) -> None:
+        """``deferred`` holds tables not yet in ``state``, each as ``decode`` reads it: a restart
+        from a snapshot decodes a table when it is first used (or when the state is read)."""
         self._reset(state or FloorState())
+        self._deferred: Mapping[str, Any] = deferred or {}
+        self._decode = decode
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -96,6 +107,34 @@ class Session:
 
     def state(self) -> FloorState:
         """The frozen state: the reference's state after the same input."""
+        if self._deferred:
+            tables = self._base.tables.mutate()
+            for table_id, raw in self._deferred.items():
+                if table_id not in tables:
+                    tables[table_id] = self._read(raw)
+            self._base = fast_replace(self._base, tables=tables.finish())
+            self._deferred = {}
+        return self._flush()
+
+    @property
+    def config_event(self) -> ConfigActivated | None:
+        """The configuration in force, as the event that activated it."""
+        return self._base.config_event
+
+    def rollback_point(self) -> Callable[[], Session]:
+        """A new session at this point, when called: what an engine goes back to if the batch
+        it decides next never becomes durable. Costs what changed since the last read."""
+        base, deferred, decode = self._flush(), self._deferred, self._decode
+        return lambda: Session(base, deferred, decode)
+
+    def _read(self, raw: Any) -> TableState:
+        if self._decode is None:
+            msg = "a session with deferred tables needs their decoder"
+            raise TypeError(msg)
+        return self._decode(raw)
+
+    def _flush(self) -> FloorState:
+        """The frozen state of everything but the tables still deferred."""
         if self.dirty_tables or self.dirty_meters or self.dirty_hits:
             base = self._base
             tables = base.tables.mutate()
@@ -121,7 +160,13 @@ class Session:
         if table is None:
             frozen = self._base.tables.get(table_id)
             if frozen is None:
-                return None
+                raw = self._deferred.get(table_id)
+                if raw is None:
+                    return None
+                frozen = self._read(raw)
+                self._base = fast_replace(
+                    self._base, tables=self._base.tables.set(table_id, frozen)
+                )
             table = self.tables[table_id] = Table.thaw(frozen)
         return table
 

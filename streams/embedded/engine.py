@@ -30,7 +30,7 @@ from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from streams.door.fast_decode import validate_to_event
 from streams.embedded.log_decode import fast_decode
-from streams.embedded.snapshot import decode_snapshot, encode_snapshot
+from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
 from streams.liveness.tracker import (
     HEARTBEAT_NOTED,
     Heartbeat,
@@ -171,7 +171,7 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
-            current = self._session.state().config_event
+            current = self._session.config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
             command = ActivateConfig(
@@ -185,15 +185,16 @@ class EmbeddedController:
 
     def _restore(self) -> None:
         state, position = FloorState(), 0
+        deferred: dict[str, msgspec.Raw] = {}
         try:
             latest = self._snapshots.latest()
             if latest is not None:
                 position, blob = latest
-                state = decode_snapshot(blob)
+                state, deferred = load_snapshot(blob)  # tables decoded when first used
         except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
             self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
-            state, position = FloorState(), 0
-        session = Session(state)
+            state, position, deferred = FloorState(), 0, {}
+        session = Session(state, deferred, decode_table)
         position = fold_into(session, self._log, position)
         self._session, self._position, self._snapshot_position = session, position, position
 
@@ -319,11 +320,11 @@ class EmbeddedController:
         is durable (the append, or an unexpected error mid-batch), the session goes back to the
         state the batch started from and the error propagates: the state never runs ahead of the
         log."""
-        before = self._session.state()
+        back = self._session.rollback_point()
         try:
             yield
         except BaseException:
-            self._session = Session(before)
+            self._session = back()
             raise
 
     def _append(self, batch: list[LogRecord]) -> int | None:

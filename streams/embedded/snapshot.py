@@ -53,7 +53,20 @@ class _Snapshot(msgspec.Struct, kw_only=True):
     config_version: int
     config: FloorConfig | None
     pending_config: ConfigChangeScheduled | None
-    tables: list[TableState]
+    tables: dict[str, TableState]
+    meters: list[_Meter]
+    hits: list[HitState]
+
+
+class _Loaded(msgspec.Struct, kw_only=True):
+    """`_Snapshot` as read: each table kept as its raw JSON, decoded when first needed."""
+
+    snapshot_version: int
+    config_event: ConfigActivated | None
+    config_version: int
+    config: FloorConfig | None
+    pending_config: ConfigChangeScheduled | None
+    tables: dict[str, msgspec.Raw]
     meters: list[_Meter]
     hits: list[HitState]
 
@@ -73,7 +86,13 @@ def _decode_hook(kind: type, value: Any) -> object:
 
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_encode_hook)
-_DECODER = msgspec.json.Decoder(_Snapshot, dec_hook=_decode_hook)
+_DECODER = msgspec.json.Decoder(_Loaded, dec_hook=_decode_hook)
+_TABLE = msgspec.json.Decoder(TableState)
+
+
+def decode_table(raw: bytes | msgspec.Raw) -> TableState:
+    """One table of a version 2 snapshot."""
+    return _TABLE.decode(raw)
 
 
 def encode_snapshot(state: FloorState) -> bytes:
@@ -100,7 +119,7 @@ def encode_snapshot(state: FloorState) -> bytes:
         config_version=state.config_version,
         config=state.config,
         pending_config=state.pending_config,
-        tables=list(state.tables.values()),
+        tables=dict(state.tables.items()),
         meters=meters,
         hits=list(state.hits.values()),
     )
@@ -112,8 +131,37 @@ def encode_snapshot(state: FloorState) -> bytes:
 
 def decode_snapshot(blob: bytes) -> FloorState:
     """The state a snapshot (version 2, or 1) describes; ValueError if it does not hold."""
+    state, tables = load_snapshot(blob)
+    try:
+        decoded = {table_id: decode_table(raw) for table_id, raw in tables.items()}
+    except msgspec.DecodeError as exc:
+        msg = f"the snapshot does not decode: {exc}"
+        raise ValueError(msg) from exc
+    return _with_tables(state, decoded)
+
+
+def _with_tables(state: FloorState, tables: dict[str, TableState]) -> FloorState:
+    mutation = state.tables.mutate()
+    for table_id, table in tables.items():
+        mutation[table_id] = table
+    return FloorState(
+        config=state.config,
+        config_version=state.config_version,
+        config_event=state.config_event,
+        pending_config=state.pending_config,
+        tables=mutation.finish(),
+        meters=state.meters,
+        hits=state.hits,
+    )
+
+
+def load_snapshot(blob: bytes) -> tuple[FloorState, dict[str, msgspec.Raw]]:
+    """The state a snapshot describes without its version 2 tables, and those tables still as
+    raw JSON by table id (decoded on first use: `controller.fast.Session` takes them so), so a
+    restart is back in service once the configuration and the meters are. ValueError if the
+    snapshot does not hold."""
     if not _VERSION_2.match(blob):
-        return state_from_dict(json.loads(blob))
+        return state_from_dict(json.loads(blob)), {}
     try:
         raw = _DECODER.decode(blob)
     except msgspec.DecodeError as exc:
@@ -145,12 +193,12 @@ def decode_snapshot(blob: bytes) -> FloorState:
         )
         for m in raw.meters
     }
-    return FloorState(
+    state = FloorState(
         config=config,
         config_version=raw.config_version,
         config_event=event,
         pending_config=raw.pending_config,
-        tables=Map({t.table_id: t for t in raw.tables}),
         meters=Map(meters),
         hits=Map({h.hit_id: h for h in raw.hits}),
     )
+    return state, raw.tables

@@ -10,9 +10,16 @@ from itertools import islice
 import pytest
 
 from controller.evolve import evolve_many
+from controller.fast import Session
+from controller.floor import decide
 from controller.model.state import FloorState
 from controller.snapshot import state_to_dict
-from streams.embedded.snapshot import decode_snapshot, encode_snapshot
+from streams.embedded.snapshot import (
+    decode_snapshot,
+    decode_table,
+    encode_snapshot,
+    load_snapshot,
+)
 from tests.controller.fast.differential import disturbed_floor, run_both
 
 
@@ -57,3 +64,31 @@ def test_a_snapshot_that_does_not_decode_is_refused() -> None:
     blob = encode_snapshot(STATES[-1]).replace(b'"amount_sub":', b'"amount_sub":"x","y":', 1)
     with pytest.raises(ValueError, match="does not decode"):
         decode_snapshot(blob)
+
+
+def test_a_session_over_deferred_tables_decides_as_the_reference() -> None:
+    """A restart decodes each table when first used; deciding from there equals the reference
+    deciding from the whole state, and reading the state decodes the rest."""
+    steps = list(islice(disturbed_floor(3_000, seed=6), 3_200))
+    reference, _, _ = run_both(steps[:2_000], check_every=10_000)
+    base, deferred = load_snapshot(encode_snapshot(reference))
+    assert deferred
+    assert not base.tables
+    session = Session(base, deferred, decode_table)
+    for step in steps[2_000:]:
+        command = step(reference) if callable(step) else step
+        expected = decide(reference, command)
+        reference = evolve_many(reference, expected)
+        assert session.step(command) == expected
+    assert session.state() == reference
+
+
+def test_a_rollback_point_gives_back_the_state_it_was_taken_at() -> None:
+    state = STATES[-1]
+    base, deferred = load_snapshot(encode_snapshot(state))
+    session = Session(base, deferred, decode_table)
+    back = session.rollback_point()
+    for step in islice(disturbed_floor(500, seed=8), 1, 500):
+        if not callable(step):
+            session.step(step)
+    assert back().state() == state
