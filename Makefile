@@ -26,11 +26,12 @@ run: $(STAMP) ## the main job on the embedded default: simulate a floor and repl
 test: $(STAMP) system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
 	scripts/test.sh
 
-check: lint typecheck ## ruff and mypy --strict
+check: lint typecheck ## ruff, import layers and mypy --strict
 
-lint: $(STAMP) ## ruff check and format check
+lint: $(STAMP) ## ruff check, format check and the import layers (lint-imports)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict over the code and the tests
 	$(VENV)/bin/mypy --strict

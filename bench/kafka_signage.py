@@ -41,9 +41,9 @@ from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
 from streams.adapters.memory import MemoryLog
 from streams.adapters.redis.read_model import RedisReadModel
-from streams.embedded.engine import EmbeddedController, decode, record_key
+from streams.codec import Output, decode, record_key
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import meter_fields
-from streams.scaleout.records import Output
 from streams.scaleout.signage import SignageSettings, consumer_for, open_projector, project
 
 GOAL = Goal(text=">= 1/2 of the plain consume loop", ratio_at_least=0.5)

@@ -1,16 +1,16 @@
 """Rows "replay" and "restart from snapshot": rebuilding state from a durable log.
 
-The log is what the embedded engine writes (`streams.embedded.engine.encode`, `record_key`, dedupe
+The log is what the embedded engine writes (`streams.codec.encode`, `record_key`, dedupe
 ids), but
 built directly (the simulated stream through `controller.floor.run`, appended in chunks), which is
 far quicker than ingesting it through the engine. A snapshot is saved about ``snapshot_tail``
 events before the head. Building a million-event log takes minutes, so the file is cached under
 ``.cache/bench/``, keyed by its size, seed and a digest of the code that decides its content.
 
-replay: `streams.embedded.engine.fold_log` over the whole log (a clean rebuild, no snapshot), on
-the core's fast path (`controller.fast.Session.apply`). Reference: reading the same log without
-applying it (`SqliteLog.read`). Also in the same run: the readable reference fold (`evolve_many`
-over chunks of 1,000 decoded records, as `fold_log` did before the fast path).
+replay: `streams.codec.fold_log` over the whole log (a clean rebuild, no snapshot), on the core's
+fast path (`controller.fast.Session.apply`). Reference: reading the same log without applying it
+(`SqliteLog.read`). Also in the same run: the readable reference fold
+(`streams.codec.fold_log_by_reference`: `evolve_many` over chunks of 1,000 decoded records).
 restart: a new `EmbeddedController` on the log, ``start`` returning (snapshot loaded, tail folded).
 """
 
@@ -32,12 +32,12 @@ from bench.common import (
     rates,
     stopwatch,
 )
-from controller.evolve import evolve_many
 from controller.floor import run
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, decode, encode, fold_log, record_key
+from streams.codec import decode, encode, fold_log, fold_log_by_reference, record_key
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.snapshot import encode_snapshot
 from streams.ports import LogRecord
 
@@ -111,16 +111,9 @@ def _fold(path: str) -> float:
 def _reference_fold(path: str) -> float:
     log = SqliteLog(path)
     try:
-        return stopwatch(lambda: _fold_by_reference(log))
+        return stopwatch(lambda: fold_log_by_reference(log))
     finally:
         log.close()
-
-
-def _fold_by_reference(log: SqliteLog) -> FloorState:
-    state, records = FloorState(), log.read()
-    while chunk := list(itertools.islice(records, 1_000)):
-        state = evolve_many(state, [decode(record.payload) for record in chunk])
-    return state
 
 
 def _decode_only(path: str) -> float:

@@ -24,7 +24,7 @@ from controller.model.events import Event
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import encode, record_key
+from streams.codec import encode, record_key
 from streams.ports import LogRecord
 from streams.sim.floor import FloorSimulator, SimTable
 

@@ -11,7 +11,7 @@ from typing import assert_never
 
 from immutables import MapMutation
 
-from controller.config.floor import load_floor_config
+from controller.config.floor import logged_config
 from controller.meter import evolve_meter
 from controller.model.events import (
     ConfigActivated,
@@ -107,7 +107,7 @@ class _Floor:
                 self._hit_status(event)
             case ConfigActivated():
                 self.changes.update(
-                    config=load_floor_config(event.text, event.source),
+                    config=logged_config(event.digest, event.text, event.source),
                     config_version=event.version,
                     config_event=event,
                     pending_config=None,

@@ -17,7 +17,7 @@ from typing import Any
 from immutables import Map
 
 from controller.codec import event_from_dict, event_to_dict
-from controller.config.floor import load_floor_config
+from controller.config.floor import logged_config
 from controller.model.events import ConfigActivated, ConfigChangeScheduled
 from controller.model.state import FloorState, HitState, MeterState, RoundState, TableState
 from controller.model.table_events import DecisionMade, WagerPlaced, from_contract, to_contract
@@ -69,7 +69,7 @@ def state_from_dict(raw: dict[str, Any]) -> FloorState:
         if hashlib.sha256(event.text.encode()).hexdigest() != event.digest:
             msg = "the snapshot's configuration text does not match its digest"
             raise ValueError(msg)
-        config = load_floor_config(event.text, event.source)
+        config = logged_config(event.digest, event.text, event.source)
         state = FloorState(config=config, config_version=event.version, config_event=event)
     pending_raw = raw.get("pending_config")
     if pending_raw is not None:

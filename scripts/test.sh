@@ -9,6 +9,8 @@ trap cleanup EXIT
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
 "$VENV/bin/mypy" --strict
+"$VENV/bin/lint-imports"
+scripts/wheel-check.sh  # the wheel outside the checkout: base install, then the edge extra
 scripts/redis.sh start
 scripts/kafka.sh start
 export KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT:-19092}"

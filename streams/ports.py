@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from controller.config.floor import FloorConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,3 +97,86 @@ class MeterReadModel(Protocol):
     def read(self, meter_id: str) -> dict[str, str] | None:
         """The meter's latest fields, or None."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class MeterChange:
+    """A change notification: the meter's hash now holds ``seq``."""
+
+    meter_id: str
+    seq: int
+
+
+class ChangeSource(Protocol):
+    """Change notifications (`streams.adapters.redis.read_model.MeterSubscription`)."""
+
+    def get(self, timeout: float) -> MeterChange | None: ...
+
+    def close(self) -> None: ...
+
+
+class HashSource(Protocol):
+    """The meter hashes (`streams.adapters.redis.read_model.RedisReadModel`)."""
+
+    def subscribe(self) -> ChangeSource: ...
+
+    def read(self, meter_id: str) -> dict[str, str] | None: ...
+
+    def read_all(self, meter_ids: Sequence[str]) -> dict[str, dict[str, str]]: ...
+
+
+class Board(Protocol):
+    """Where the board is kept (`streams.adapters.redis.read_model.RedisReadModel`)."""
+
+    def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
+
+
+class LiveMeters(Protocol):
+    """Where live meter values are read from (a `MeterReadModel` is one)."""
+
+    def read(self, meter_id: str) -> dict[str, str] | None:
+        """The meter's fields, or None if the live side has no such meter."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TableLiveness:
+    """One table's status. ``silent_seconds`` is None when it was never heard since the start;
+    ``since`` (RFC 3339) is when it became unplayable, "" while playable."""
+
+    table_id: str
+    playable: bool
+    silent_seconds: float | None
+    since: str = ""
+    reason: str = ""
+
+    def row(self) -> dict[str, object]:
+        """The status as JSON: ``status`` "playable" or "unplayable"."""
+        silent = None if self.silent_seconds is None else round(self.silent_seconds, 1)
+        row: dict[str, object] = {
+            "status": "playable" if self.playable else "unplayable",
+            "silent_seconds": silent,
+        }
+        if not self.playable:
+            row |= {"since": self.since, "reason": self.reason}
+        return row
+
+
+class StatusSource(Protocol):
+    """Where table statuses come from: the embedded engine's
+    `streams.liveness.tracker.LivenessTracker`,
+    or on the Kafka engine the Redis board (`streams.live.redis_source.BoardReader`)."""
+
+    def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]: ...
+
+
+class Poster(Protocol):
+    """What sends a batch (`streams.sim.post.RetryingPoster`)."""
+
+    def post(self, events: Sequence[dict[str, object]]) -> dict[str, Any]: ...
+
+
+class AuthSensor(Protocol):
+    """Counts refused credentials (`streams.adapters.prometheus.sensor.MetricsSensor`)."""
+
+    def auth_failed(self, reason: str) -> None: ...

@@ -1,0 +1,3 @@
+"""The floor configuration: parsed from TOML and checked (`floor`, `parts`), and changed only at
+a safe point (`change`). Imports `controller.model` only.
+"""

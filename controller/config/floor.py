@@ -46,6 +46,7 @@ __all__ = [
     "ProgressiveDef",
     "TableDef",
     "load_floor_config",
+    "logged_config",
     "parse_award",
 ]
 
@@ -128,6 +129,27 @@ class FloorConfig:
     meters: Mapping[str, MeterDef]
     tables: Mapping[str, TableDef]
     communication: Communication = field(default_factory=Communication)
+
+
+#: Parsed configurations by digest. Parsing is pure, so a memo changes no result; it only keeps a
+#: replay, a restart or a reconciliation from parsing the same logged text once per activation.
+_PARSED: dict[str, tuple[str, str, FloorConfig]] = {}
+_PARSED_KEPT = 16
+
+
+def logged_config(digest: str, text: str, source: str) -> FloorConfig:
+    """The configuration a logged event holds (its text, its digest): parsed once per digest.
+
+    The log keeps the text for audit; the parsed form is looked up by the digest, and the text is
+    compared too, so a record whose digest does not match its text is never served another's."""
+    hit = _PARSED.get(digest)
+    if hit is not None and hit[0] == text and hit[1] == source:
+        return hit[2]
+    config = load_floor_config(text, source)
+    if len(_PARSED) >= _PARSED_KEPT:
+        _PARSED.pop(next(iter(_PARSED)))
+    _PARSED[digest] = (text, source, config)
+    return config
 
 
 def load_floor_config(text: str, source: str) -> FloorConfig:

@@ -1,0 +1,4 @@
+"""Reconciliation of every meter over a period: a pure fold over the log (`report`), one meter's
+ledger (`ledger`), checks of single events (`checks`), the period and report types (`period`) and
+their JSON/CSV views (`view`). Imports the rest of the core, never the edge.
+"""

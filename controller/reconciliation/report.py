@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
-from controller.config.floor import FloorConfig, MeterDef, load_floor_config
+from controller.config.floor import FloorConfig, MeterDef, logged_config
 from controller.model.errors import ConfigError
 from controller.model.events import (
     ConfigActivated,
@@ -249,7 +249,7 @@ class _Fold:
         if self.fixed_config:
             return
         try:
-            self.config = load_floor_config(event.text, event.source)
+            self.config = logged_config(event.digest, event.text, event.source)
         except ConfigError as exc:
             self.notes.append(f"position {position}: configuration not readable, not used: {exc}")
 

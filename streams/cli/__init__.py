@@ -1,35 +1,69 @@
 """The ``jackpot`` command: ``jackpot replay --config FLOOR.toml EVENTS.jsonl`` and friends.
 
 Each subcommand lives in its own module; this one only parses arguments and dispatches, so adding
-a subcommand never touches the others.
+a subcommand never touches the others. Nothing imports this package (`lint-imports`).
+
+The base install (``pip install table-jackpot-controller``) runs ``replay``, ``simulate``,
+``ingest``, ``reconcile`` and ``token``; ``serve`` and ``kafka`` need the ``edge`` extra. A
+command whose extra is missing is still listed, and says in one line what to install.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import sys
 from collections.abc import Sequence
+from typing import Any
 
-from streams.cli import ingest, kafka, serve, simulate, token
-from streams.cli import replay as replay_cmd
-from streams.reconcile import service
+#: Every subcommand: its module, and the extra its imports need ("" for the base install).
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("replay", "streams.cli.replay", ""),
+    ("ingest", "streams.cli.ingest", ""),
+    ("simulate", "streams.cli.simulate", ""),
+    ("serve", "streams.cli.serve", "edge"),
+    ("token", "streams.cli.token", ""),
+    ("reconcile", "streams.cli.reconcile", ""),
+    ("kafka", "streams.cli.kafka", "edge"),
+)
+PACKAGE = "table-jackpot-controller"
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="jackpot", description=__doc__)
+    parser = argparse.ArgumentParser(prog="jackpot", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    replay_cmd.add_parser(sub)
-    ingest.add_parser(sub)
-    simulate.add_parser(sub)
-    serve.add_parser(sub)
-    token.add_parser(sub)
-    service.add_parser(sub)
-    kafka.add_parser(sub)
+    for name, module, extra in COMMANDS:
+        try:
+            importlib.import_module(module).add_parser(sub)
+        except ModuleNotFoundError as exc:
+            if not extra:
+                raise
+            _add_missing(sub, name, extra, exc.name or str(exc))
     return parser
+
+
+def _add_missing(sub: Any, name: str, extra: str, missing: str) -> None:
+    """A stand-in for a command whose extra is not installed: it takes any arguments and says
+    in one line what to install (exit 2), instead of a traceback at every command."""
+    stand_in = sub.add_parser(name, help=f"(needs the '{extra}' extra)", add_help=False)
+
+    def refuse(_args: argparse.Namespace) -> int:
+        print(
+            f"jackpot {name}: needs the '{extra}' extra (no module {missing!r}): "
+            f"pip install '{PACKAGE}[{extra}]'",
+            file=sys.stderr,
+        )
+        return 2
+
+    stand_in.set_defaults(handler=refuse, stand_in=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; the exit code is 0 on success, 2 on bad usage or configuration."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and not getattr(args, "stand_in", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     result: int = args.handler(args)
     return result

@@ -33,10 +33,11 @@ from streams.adapters.kafka.settings import add_arguments, default_bootstrap, se
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
 from streams.cli import kafka_grant
-from streams.embedded.engine import utc_now
+from streams.clock import utc_now
+from streams.codec import Output
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
-from streams.scaleout.records import Output, event_output, op_to_bytes, seed_op
+from streams.scaleout.records import event_output, op_to_bytes, seed_op
 
 
 def add_parser(sub: Any) -> None:

@@ -59,9 +59,9 @@ from streams.door.contract_structs import (
     WagerPlacedStruct,
     WagersLockedStruct,
 )
+from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import MAX_LINE_BYTES, parse_json_line
 from streams.door.validation import validate_table_event
-from streams.liveness.tracker import Heartbeat
 
 __all__ = [
     "decode_event",

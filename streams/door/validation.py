@@ -5,14 +5,13 @@ The contract is ``schemas/table-event.v1.json`` and ``table-event.v2.json`` (JSO
 to them but readable messages. An event is checked against version 2 when it says
 ``"schema_version": 2`` or is a ``heartbeat`` (a kind only version 2 has, so a heartbeat that forgot
 its version is told so); every other event against version 1, exactly as before version 2 existed.
-The schema is found at ``Path(__file__).resolve().parents[2] / "schemas"``, i.e. the repository's
-``schemas/`` next to ``streams/``; that holds for the editable install and for a checkout.
+The schemas are found by `schema_dir`: inside the package in an installed wheel, else the
+repository's ``schemas/`` next to ``streams/`` (an editable install, a checkout).
 
-Everything refused raises `controller.model.errors.InvalidEvent` with one line saying which field
-is wrong
-and what was expected, e.g. ``wager_placed.amount: '1.005' is not a positive whole number of cents
-like "1.00"``. That line is the dead-letter reason an operator reads, so the expectations are the
-``title`` of the failing schema (one source of truth, shown to device authors too).
+Everything refused raises `controller.model.errors.InvalidEvent` with one line saying which field is
+wrong and what was expected, e.g. ``wager_placed.amount: '1.005' is not a positive whole number of
+cents like "1.00"``. That line is the dead-letter reason an operator reads, so the expectations are
+the ``title`` of the failing schema (one source of truth, shown to device authors too).
 
 Two places where Python would be laxer than the contract's ECMA-262 reading, tightened here:
 ``$`` in a pattern means the end of the string (Python's ``re`` also matches before a final
@@ -37,7 +36,17 @@ from jsonschema.protocols import Validator
 from controller.model.errors import InvalidEvent
 from streams.door.json_lines import SHOW, json_type
 
-SCHEMA_DIR: Final = Path(__file__).resolve().parents[2] / "schemas"
+
+def schema_dir() -> Path:
+    """Where the contracts are: inside the package in an installed wheel (``setup.py`` copies
+    them there), else the checkout's top-level ``schemas/`` (an editable install, a clone)."""
+    packaged = Path(__file__).resolve().parent / "schemas"
+    if (packaged / "table-event.v1.json").is_file():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "schemas"
+
+
+SCHEMA_DIR: Final = schema_dir()
 SCHEMA_PATH: Final = SCHEMA_DIR / "table-event.v1.json"
 SCHEMA_V2_PATH: Final = SCHEMA_DIR / "table-event.v2.json"
 SCHEMA_VERSION: Final = 1

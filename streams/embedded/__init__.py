@@ -1,0 +1,4 @@
+"""The embedded engine: one process, one durable log (`engine`), and the signage feed that keeps
+the read model in step with it (`signage_feed`). Imports the door, liveness, codec, clock and
+ports; its adapters are handed to it.
+"""

@@ -4,8 +4,8 @@ Ingest runs each table event through the schema check, the idempotency check and
 fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
 state); the whole batch's events are appended to the log in one atomic write. A failed write puts
 the session back at the state the batch started from, so the state never runs ahead of the log. A
-restart loads the newest snapshot whose checksum holds and replays the log's tail; a bad snapshot
-is ignored and the state rebuilt from the whole log.
+restart loads the newest snapshot whose checksum holds (its tables decoded when first used) and
+replays the log's tail; a bad snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -16,27 +16,22 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Literal
 
 import msgspec
 
-from controller.codec import event_from_dict, event_to_dict
 from controller.fast import Session
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, InvalidEvent, RuleViolation
+from controller.model.errors import CorruptSnapshot, RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
+from streams.clock import utc_now
+from streams.codec import MAX_RAW_KEPT, encode, fold_into, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
-from streams.embedded.log_decode import fast_decode
+from streams.door.heartbeat import Heartbeat
 from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
-from streams.liveness.tracker import (
-    HEARTBEAT_NOTED,
-    Heartbeat,
-    LivenessTracker,
-    unknown_table_reason,
-)
+from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
 from streams.ports import EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
@@ -44,7 +39,6 @@ Listener = Callable[[Sequence[Event]], None]
 #: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
 #: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
 Scope = Callable[[str], str]
-MAX_RAW_KEPT = 65_536
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,72 +48,6 @@ class Outcome:
     event_id: str
     status: Status
     reason: str = ""
-
-
-def reused_id_reason(event_id: str) -> str:
-    """Why an event is refused whose id was accepted before for other content (both engines)."""
-    return (
-        f"event_id {event_id!r} was already accepted for a different event; "
-        "a retry must repeat the event exactly, a new event needs a new id"
-    )
-
-
-def utc_now() -> str:
-    """The wall clock as RFC 3339 (only the edge reads it; the core is given it)."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-# One encoder for every record: `json.dumps` with options builds a new one per call. The bytes
-# are exactly `json.dumps(..., separators=(",", ":"), sort_keys=True)`'s (ASCII, \u escapes): a
-# retry of an event logged before is compared with its stored payload byte for byte.
-_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
-
-
-def encode(event: Event) -> bytes:
-    """An event as the log stores it: compact, key-sorted JSON."""
-    return _ENCODER.encode(event_to_dict(event)).encode()
-
-
-def decode(payload: bytes) -> Event:
-    """The event a log payload holds. msgspec parses the JSON (untyped: 4x `json.loads` for the
-    parse alone, a small share of a record's replay); `event_from_dict` checks every field, as
-    it did after `json.loads`. A payload msgspec refuses is read by `json.loads` as before: the
-    encoder writes any string as \\u escapes, a lone surrogate too (a refused input's id may hold
-    one), and msgspec does not read that escape back."""
-    try:
-        raw = msgspec.json.decode(payload)
-    except msgspec.DecodeError:
-        raw = json.loads(payload)
-    if not isinstance(raw, dict):
-        msg = f"a log record holds a JSON {type(raw).__name__}, not an event object"
-        raise InvalidEvent(msg)
-    return event_from_dict(raw)
-
-
-def record_key(event: Event) -> str:
-    """The ordering key: the meter for meter events, the table for table events, else "floor"."""
-    meter_id = getattr(event, "meter_id", None)
-    table_id = getattr(event, "table_id", None)
-    return str(meter_id or table_id or "floor")
-
-
-def fold_log(
-    log: EventLog, state: FloorState | None = None, after: int = 0
-) -> tuple[FloorState, int]:
-    """State from the log alone (a clean replay, no snapshot) and the position it reflects."""
-    session = Session(state)
-    position = fold_into(session, log, after)
-    return session.state(), position
-
-
-def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
-    """Apply the log's records after ``after`` to ``session``; the position it then reflects."""
-    position = after
-    apply = session.apply
-    for record in log.read(after=after):
-        apply(fast_decode(record.payload, decode))
-        position = record.position
-    return position
 
 
 class EmbeddedController:

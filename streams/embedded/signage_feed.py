@@ -33,7 +33,7 @@ from controller.model.errors import StoreUnavailable
 from controller.model.events import Event, MeterEvent
 from controller.model.state import FloorState, MeterState
 from controller.model.views import meter_view
-from streams.embedded.engine import utc_now
+from streams.clock import utc_now
 from streams.ports import MeterReadModel
 
 FieldsOf = Callable[[MeterState], dict[str, str]]

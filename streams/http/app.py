@@ -25,7 +25,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Final
 
-from prometheus_client import CONTENT_TYPE_LATEST
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -35,7 +34,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Lifespan
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.prometheus.sensor import MetricsSensor
+from streams.adapters.prometheus.sensor import EXPOSITION_CONTENT_TYPE, MetricsSensor
 from streams.embedded.engine import EmbeddedController
 from streams.http import ingest as http_routes_ingest
 from streams.http import openapi as http_routes_openapi
@@ -134,7 +133,7 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
         ids or secrets in it); put an authenticating proxy in front to expose it wider."""
         # Off the event loop: the liveness gauges are computed per scrape, one per table and link.
         text = await run_in_threadpool(ctx.sensor.exposition)
-        return Response(text, media_type=CONTENT_TYPE_LATEST)
+        return Response(text, media_type=EXPOSITION_CONTENT_TYPE)
 
     return [
         Route("/healthz", healthz, methods=["GET"]),

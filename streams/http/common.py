@@ -20,7 +20,7 @@ from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.door.json_lines import MAX_DEPTH, strict_loads
 from streams.embedded.engine import EmbeddedController
 from streams.http.tokens import Principal, Role, TokenStore
-from streams.ports import EventLog
+from streams.ports import AuthSensor, EventLog
 
 INGEST_ROLES: Final[frozenset[Role]] = frozenset({"table_device", "supervisor"})
 READ_ROLES: Final[frozenset[Role]] = frozenset({"read_only", "supervisor"})
@@ -33,12 +33,6 @@ MAX_BODY_DEPTH: Final = MAX_DEPTH + 2  # an event's own limit, inside an envelop
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 Handler = Callable[[Request, Principal], Awaitable[Response]]
-
-
-class AuthSensor(Protocol):
-    """Counts refused credentials (`streams.adapters.prometheus.sensor.MetricsSensor`)."""
-
-    def auth_failed(self, reason: str) -> None: ...
 
 
 class Gatekeeper(Protocol):

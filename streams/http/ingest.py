@@ -30,7 +30,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from streams.embedded.engine import MAX_RAW_KEPT, Outcome
+from streams.codec import MAX_RAW_KEPT
+from streams.embedded.engine import Outcome
 from streams.http.common import (
     INGEST_ROLES,
     ApiContext,

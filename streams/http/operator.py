@@ -29,7 +29,7 @@ from controller.model.commands import (
 )
 from controller.model.money import cents_to_subunits
 from controller.model.views import meter_view
-from streams.embedded.engine import utc_now
+from streams.clock import utc_now
 from streams.http.common import (
     SUPERVISOR_ROLES,
     ApiContext,

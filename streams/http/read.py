@@ -23,14 +23,14 @@ from controller.model.events import EventRejected
 from controller.model.money import format_cents
 from controller.model.state import HitState
 from controller.model.views import View, awards_view, meter_view, meters_view
-from streams.embedded.engine import decode
+from streams.codec import decode
 from streams.http.common import READ_ROLES, ApiContext, BodyError, error, guarded, page
 from streams.http.tokens import Principal
 from streams.ports import EventLog, StoredRecord
 
 SCAN_BUDGET: Final = 50_000
 HIT_STATUSES: Final = ("pending_validation", "validated", "paid")
-# The log stores compact, key-sorted JSON (`streams.embedded.engine.encode`), so a byte test finds
+# The log stores compact, key-sorted JSON (`streams.codec.encode`), so a byte test finds
 # the
 # candidates cheaply; each candidate is still decoded and checked before it is shown.
 _AWARD_TYPES: Final = tuple(

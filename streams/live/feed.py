@@ -32,7 +32,9 @@ from contextlib import asynccontextmanager
 
 from controller.model.events import ConfigActivated, Event, ProgressiveHit
 from controller.model.state import FloorState
-from streams.embedded.engine import EmbeddedController, decode, utc_now
+from streams.clock import utc_now
+from streams.codec import decode
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import touched_meters
 from streams.live.activity import Track, activity_rows, hit_notice, meter_labels, meter_row
 from streams.live.alerts import ENVY_STORM_OVER, Row, classify_alerts, unexplained_moves

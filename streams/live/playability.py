@@ -19,22 +19,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from controller.config.floor import FloorConfig
-from streams.embedded.engine import utc_now
+from streams.clock import utc_now
 from streams.live.alerts import Alert, Row
-from streams.liveness.tracker import TableLiveness, meter_tables
-
-MeterStatus = dict[str, object]
-
-
-class StatusSource(Protocol):
-    """Where table statuses come from: the embedded engine's
-    `streams.liveness.tracker.LivenessTracker`,
-    or on the Kafka engine the Redis board (`streams.live.redis_source.BoardReader`)."""
-
-    def statuses(self, config: FloorConfig | None) -> dict[str, TableLiveness]: ...
+from streams.liveness.tracker import MeterStatus, meter_statuses
+from streams.ports import StatusSource, TableLiveness
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,18 +33,6 @@ class Change:
 
     meters: dict[str, MeterStatus] | None
     alerts: list[Row]
-
-
-def meter_statuses(
-    config: FloorConfig | None, statuses: dict[str, TableLiveness]
-) -> dict[str, MeterStatus]:
-    """Each configured meter -> its status on a sign."""
-    out: dict[str, MeterStatus] = {}
-    for meter_id, tables in meter_tables(config).items():
-        down = sorted(t for t in tables if t in statuses and not statuses[t].playable)
-        gone = bool(tables) and len(down) == len(tables)
-        out[meter_id] = {"status": "unplayable" if gone else "in_play", "unplayable_at": down}
-    return out
 
 
 class PlayabilityWatch:

@@ -21,36 +21,17 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Protocol
 
 from controller.config.floor import FloorConfig
 from controller.model.errors import StoreUnavailable
 from streams.adapters.redis.playability_board import statuses_from
-from streams.adapters.redis.read_model import MeterChange
+from streams.clock import wall_now
 from streams.live.alerts import Row
 from streams.live.feed import LiveFeed
 from streams.live.playability import PlayabilityWatch
-from streams.liveness.tracker import TableLiveness, wall_now
+from streams.ports import HashSource, TableLiveness
 
 logger = logging.getLogger(__name__)
-
-
-class ChangeSource(Protocol):
-    """Change notifications (`streams.adapters.redis.read_model.MeterSubscription`)."""
-
-    def get(self, timeout: float) -> MeterChange | None: ...
-
-    def close(self) -> None: ...
-
-
-class HashSource(Protocol):
-    """The meter hashes (`streams.adapters.redis.read_model.RedisReadModel`)."""
-
-    def subscribe(self) -> ChangeSource: ...
-
-    def read(self, meter_id: str) -> dict[str, str] | None: ...
-
-    def read_all(self, meter_ids: Sequence[str]) -> dict[str, dict[str, str]]: ...
 
 
 def run_redis_pump(

@@ -22,15 +22,18 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.config.parts import DEFAULT_SILENCE_LIMIT_SECONDS
+from streams.clock import rfc3339, wall_now
+from streams.ports import TableLiveness
 
 Monotonic = Callable[[], float]
+#: A meter's status on a sign: ``status`` (in_play or unplayable) and ``unplayable_at``.
+MeterStatus = dict[str, object]
 Wall = Callable[[], datetime]
 #: the reason of an accepted heartbeat's answer (status "accepted": the device need not resend)
 HEARTBEAT_NOTED: Final = "heartbeat noted (not logged)"
@@ -40,39 +43,6 @@ SUMMARY_TTL_SECONDS: Final = 1.0
 NAMED_TABLES: Final = 10
 #: and at most this many unplayable meters (the first by id; ``unplayable_meters_total`` counts all)
 NAMED_METERS: Final = 20
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Heartbeat:
-    """A table saying it is alive (contract v2 ``heartbeat``). Never logged, never seen by the core:
-    it changes no meter, and 10,000 tables beating every few seconds would swamp the log."""
-
-    event_id: str
-    table_id: str
-    occurred_at: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TableLiveness:
-    """One table's status. ``silent_seconds`` is None when it was never heard since the start;
-    ``since`` (RFC 3339) is when it became unplayable, "" while playable."""
-
-    table_id: str
-    playable: bool
-    silent_seconds: float | None
-    since: str = ""
-    reason: str = ""
-
-    def row(self) -> dict[str, object]:
-        """The status as JSON: ``status`` "playable" or "unplayable"."""
-        silent = None if self.silent_seconds is None else round(self.silent_seconds, 1)
-        row: dict[str, object] = {
-            "status": "playable" if self.playable else "unplayable",
-            "silent_seconds": silent,
-        }
-        if not self.playable:
-            row |= {"since": self.since, "reason": self.reason}
-        return row
 
 
 def unknown_table_reason(config: FloorConfig | None, table_id: str) -> str:
@@ -92,16 +62,6 @@ def limit_of(config: FloorConfig | None) -> int:
     if config is None:
         return DEFAULT_SILENCE_LIMIT_SECONDS
     return config.communication.table_silence_limit_seconds
-
-
-def wall_now() -> datetime:
-    """The wall clock in UTC (every liveness clock defaults to it; tests inject their own)."""
-    return datetime.now(UTC)
-
-
-def rfc3339(moment: datetime) -> str:
-    """A UTC time as the read models and answers write it: RFC 3339 with milliseconds."""
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def silent_reason(silent: float, limit: int) -> str:
@@ -238,6 +198,18 @@ def meters_down(
             for meter_id in dict.fromkeys(table.links.values()):
                 down.setdefault(meter_id, []).append(table_id)
     return {meter_id: sorted(down[meter_id]) for meter_id in sorted(down)}
+
+
+def meter_statuses(
+    config: FloorConfig | None, statuses: dict[str, TableLiveness]
+) -> dict[str, MeterStatus]:
+    """Each configured meter -> its status on a sign."""
+    out: dict[str, MeterStatus] = {}
+    for meter_id, tables in meter_tables(config).items():
+        down = sorted(t for t in tables if t in statuses and not statuses[t].playable)
+        gone = bool(tables) and len(down) == len(tables)
+        out[meter_id] = {"status": "unplayable" if gone else "in_play", "unplayable_at": down}
+    return out
 
 
 def meter_tables(config: FloorConfig | None) -> dict[str, list[str]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 from urllib.parse import quote
 
 import httpx
@@ -24,18 +24,11 @@ import httpx
 from controller.model.errors import StoreUnavailable
 from controller.model.money import SUBUNITS_PER_CENT, format_subunits_exact
 from controller.model.state import MeterState
+from streams.ports import LiveMeters
 
 DriftStatus = Literal["drift", "missing", "ahead"]
 _DECIMAL = re.compile(r"(-?)([0-9]+)(?:\.([0-9]{1,8}))?")
 _SUBUNITS_PER_UNIT = 100 * SUBUNITS_PER_CENT
-
-
-class LiveMeters(Protocol):
-    """Where live meter values are read from (a `MeterReadModel` is one)."""
-
-    def read(self, meter_id: str) -> dict[str, str] | None:
-        """The meter's fields, or None if the live side has no such meter."""
-        ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

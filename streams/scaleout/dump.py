@@ -39,10 +39,9 @@ from controller.model.views import View, awards_view, meters_view
 from streams.adapters.kafka.read import as_bytes, header, partitions_of, read_topic, text
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import TopicNames
-from streams.embedded.engine import decode
+from streams.codec import DEDUPE_HEADER, decode
 from streams.scaleout.batch import is_reserved
 from streams.scaleout.meters import meter_record_from_bytes
-from streams.scaleout.records import DEDUPE_HEADER
 
 
 @dataclass

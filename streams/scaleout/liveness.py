@@ -32,15 +32,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
-from prometheus_client import CollectorRegistry, Counter
 
 from controller.config.floor import FloorConfig
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import partitions_of, text
 from streams.adapters.kafka.security import client_settings
-from streams.adapters.prometheus.liveness import LivenessCollector
-from streams.adapters.redis.playability_board import Board, BoardPublisher
-from streams.liveness.tracker import LivenessTracker, wall_now
+from streams.adapters.prometheus.projector import CollectorRegistry, LivenessWatchMetrics
+from streams.adapters.redis.playability_board import BoardPublisher
+from streams.clock import wall_now
+from streams.liveness.tracker import LivenessTracker
+from streams.ports import Board
 from streams.scaleout.signage_read import end_offset
 
 logger = logging.getLogger(__name__)
@@ -110,19 +111,8 @@ class LivenessWatch:
             wall=self._clocks.wall,
             resync_every=resync_every,
         )
-        registry = registry or CollectorRegistry()
-        registry.register(LivenessCollector(lambda: (self.tracker, self._config)))
-        self.records = Counter(
-            "jackpot_kafka_liveness_records",
-            "Liveness-topic records read, by outcome (heard, unconfigured)",
-            ["outcome"],
-            registry=registry,
-        )
-        self.failures = Counter(
-            "jackpot_kafka_liveness_board_failures",
-            "Playability writes to Redis that failed (the next one is whole)",
-            registry=registry,
-        )
+        self.metrics = LivenessWatchMetrics(lambda: (self.tracker, self._config), registry)
+        self.records, self.failures = self.metrics.records, self.metrics.failures
 
     def take(self, sightings: Iterable[Sighting]) -> None:
         """Note each sighting of a configured table, dated by the broker's stamp."""

@@ -32,9 +32,9 @@ from controller.model.events import MeterEvent, ProgressiveHit
 from controller.model.state import MeterState
 from controller.snapshot import meter_from_dict, meter_to_dict
 from streams.adapters.kafka.topics import TopicNames
+from streams.codec import Output
 from streams.scaleout.records import (
     MeterOp,
-    Output,
     Processed,
     SourcePos,
     dead_letter,

@@ -30,10 +30,8 @@ from typing import Any, Generic, Literal, TypeVar
 from controller.meter import ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.model.errors import InvalidEvent
 from controller.model.events import Event
-from streams.embedded.engine import encode
+from streams.codec import MAX_RAW_KEPT, Output, encode
 
-DEDUPE_HEADER = "dedupe_id"
-MAX_RAW_KEPT = 65_536
 OpKind = Literal["seed", "contribution", "reversal", "hit"]
 R = TypeVar("R")
 
@@ -56,19 +54,6 @@ class SourcePos:
         same on every redelivery."""
         moment = datetime.fromtimestamp(self.timestamp_ms / 1000, UTC)
         return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """One record to produce: topic, key, value and its deterministic dedupe id. A
-    ``latest_wins`` record (for a compacted topic whose readers want only each key's newest, such
-    as liveness) may be dropped when a later one of the same topic and key follows in the batch."""
-
-    topic: str
-    key: str
-    value: bytes
-    dedupe_id: str
-    latest_wins: bool = False
 
 
 def coalesced(outputs: list[Output]) -> list[Output]:
@@ -119,7 +104,7 @@ def dead_letter(topic: str, key: str, raw: bytes, reason: str, pos: SourcePos) -
 
 
 def event_output(topic: str, key: str, event: Event, dedupe_id: str) -> Output:
-    """An event as the log stores it (`streams.embedded.engine.encode`, its bytes)."""
+    """An event as the log stores it (`streams.codec.encode`, its bytes)."""
     return Output(topic, key, encode(event), dedupe_id)
 
 

@@ -52,12 +52,11 @@ from controller.rules.table import TableStep, decide_table
 from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import table_from_dict, table_to_dict
 from streams.adapters.kafka.topics import TopicNames
+from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
 from streams.door.fast_decode import decode_event
-from streams.embedded.engine import encode, reused_id_reason
-from streams.liveness.tracker import Heartbeat, unknown_table_reason
+from streams.door.heartbeat import Heartbeat
+from streams.liveness.tracker import unknown_table_reason
 from streams.scaleout.records import (
-    MAX_RAW_KEPT,
-    Output,
     Processed,
     SourcePos,
     claim_op,

@@ -53,6 +53,7 @@ from controller.model.errors import JackpotError
 from streams.adapters.kafka.security import activate_from, add_security_arguments, client_settings
 from streams.adapters.kafka.settings import default_bootstrap
 from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.prometheus.projector import SignageMetrics
 from streams.adapters.redis.read_model import (
     RedisReadModel,
     add_redis_arguments,
@@ -60,7 +61,7 @@ from streams.adapters.redis.read_model import (
     redact,
 )
 from streams.scaleout.liveness import LivenessFeed, LivenessWatch
-from streams.scaleout.signage_fold import Projector, SignageMetrics
+from streams.scaleout.signage_fold import Projector
 from streams.scaleout.signage_read import Partitions, batch_of
 
 logger = logging.getLogger(__name__)

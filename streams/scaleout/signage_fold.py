@@ -30,13 +30,14 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from immutables import Map
-from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 
 from controller.meter import evolve_meter
 from controller.model.errors import JackpotError, StoreUnavailable
 from controller.model.events import MeterEvent
 from controller.model.state import FloorState, MeterState
-from streams.embedded.engine import decode, utc_now
+from streams.adapters.prometheus.projector import SignageMetrics
+from streams.clock import utc_now
+from streams.codec import decode
 from streams.embedded.signage_feed import SignageFeed
 from streams.ports import MeterReadModel
 
@@ -115,49 +116,6 @@ class MeterFold:
             self.meters = self.meters.delete(meter_id)
             self._held.pop(meter_id, None)
             del self._partition[meter_id]
-
-
-class SignageMetrics:
-    """The projector's Prometheus metrics, on their own registry (ids never become labels)."""
-
-    def __init__(self) -> None:
-        self.registry = CollectorRegistry()
-        self.records = Counter(
-            "jackpot_kafka_signage_records",
-            "Events-topic records read, by outcome (applied, duplicate, held, other, unconfigured)",
-            ["outcome"],
-            registry=self.registry,
-        )
-        self.failures = Counter(
-            "jackpot_kafka_signage_redis_failures",
-            "Redis calls that failed (publish or read-back)",
-            registry=self.registry,
-        )
-        self.republishes = Counter(
-            "jackpot_kafka_signage_republishes",
-            "Republications of every meter, by reason (caught_up, resync, lost)",
-            ["reason"],
-            registry=self.registry,
-        )
-        self.degraded = Gauge(
-            "jackpot_kafka_signage_degraded",
-            "1 while Redis does not answer (the fold goes on; signs show stale values)",
-            registry=self.registry,
-        )
-        self.held = Gauge(
-            "jackpot_kafka_signage_held_events",
-            "Meter events waiting for an earlier one of their meter (stays 0 unless one is lost)",
-            registry=self.registry,
-        )
-        self.dirty = Gauge(
-            "jackpot_kafka_signage_dirty_meters",
-            "Meters whose newest values Redis may not hold",
-            registry=self.registry,
-        )
-
-    def serve(self, port: int, addr: str = "127.0.0.1") -> None:
-        """Expose ``/metrics`` on ``addr:port`` (a daemon thread)."""
-        start_http_server(port, addr=addr, registry=self.registry)
 
 
 class WatchedModel:

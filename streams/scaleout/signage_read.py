@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Message, TopicPartition
 
 from streams.adapters.kafka.read import as_bytes, header
-from streams.scaleout.records import DEDUPE_HEADER
+from streams.codec import DEDUPE_HEADER
 from streams.scaleout.signage_fold import Projector, Record
 
 logger = logging.getLogger("streams.scaleout.signage")

@@ -37,6 +37,7 @@ from streams.adapters.kafka.read import read_range
 from streams.adapters.kafka.settings import KILL_AFTER_OUTPUTS_ENV
 from streams.adapters.kafka.sink import Delivery, OutputSink
 from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.codec import Output
 from streams.scaleout.batch import (
     Incoming,
     find_gaps,
@@ -45,7 +46,7 @@ from streams.scaleout.batch import (
     is_reserved,
     progress_key,
 )
-from streams.scaleout.records import Output, Processed, SourcePos, coalesced
+from streams.scaleout.records import Processed, SourcePos, coalesced
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 R = TypeVar("R")

@@ -12,13 +12,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, Protocol
 
-
-class Poster(Protocol):
-    """What sends a batch (`streams.sim.post.RetryingPoster`)."""
-
-    def post(self, events: Sequence[dict[str, object]]) -> dict[str, Any]: ...
+from streams.ports import Poster
 
 
 def utc_now() -> datetime:

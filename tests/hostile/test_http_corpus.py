@@ -28,9 +28,9 @@ from _pytest.mark.structures import ParameterSet
 from starlette.testclient import TestClient
 
 from controller.model.errors import InvalidEvent
+from streams.codec import MAX_RAW_KEPT, fold_log
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
-from streams.embedded.engine import MAX_RAW_KEPT, fold_log
 from tests.hostile.corpus import CORPUS, Hostile
 from tests.streams.http.support import Api, auth, full_round, open_api
 

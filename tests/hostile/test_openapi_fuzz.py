@@ -38,7 +38,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from streams.embedded.engine import fold_log
+from streams.codec import fold_log
 from streams.http.openapi import openapi_document
 from streams.http.tokens import Role
 from tests.streams.http.support import Api, auth, open_api

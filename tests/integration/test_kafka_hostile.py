@@ -41,8 +41,9 @@ from controller.model.views import awards_view, meters_view
 from streams.adapters.kafka.read import read_values
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.memory import MemoryLog
+from streams.codec import MAX_RAW_KEPT, decode
 from streams.door.json_lines import parse_json_line
-from streams.embedded.engine import EmbeddedController, Outcome, decode
+from streams.embedded.engine import EmbeddedController, Outcome
 from streams.scaleout.dump import (
     award_sort_key,
     consumer_lag,
@@ -51,7 +52,6 @@ from streams.scaleout.dump import (
     worker_meters,
 )
 from streams.scaleout.ingest import event_id_of, table_key
-from streams.scaleout.records import MAX_RAW_KEPT
 from tests.hostile.corpus import CORPUS, STAGE_SEQS, TABLE, ev, staged
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import CONFIG, REPO, Worker, deploy

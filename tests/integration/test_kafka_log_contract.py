@@ -15,7 +15,8 @@ import pytest
 from controller.model.errors import DuplicateRecord, StoreUnavailable
 from streams.adapters.kafka.log import KafkaLog
 from streams.adapters.memory import MemoryLog
-from streams.embedded.engine import EmbeddedController, fold_log
+from streams.codec import fold_log
+from streams.embedded.engine import EmbeddedController
 from streams.ports import EventLog, LogRecord
 from tests.integration.services import require_kafka
 from tests.streams.adapters.log_contract import EventLogContract

@@ -37,8 +37,9 @@ from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_s
 from streams.adapters.memory import MemoryLog
 from streams.cli.kafka import activate
 from streams.cli.replay import replay_file
+from streams.codec import decode
 from streams.door.json_lines import parse_json_line
-from streams.embedded.engine import EmbeddedController, decode
+from streams.embedded.engine import EmbeddedController
 from streams.scaleout.dump import (
     Fold,
     award_sort_key,

@@ -26,11 +26,11 @@ from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
 from controller.model.state import FloorState
 from streams.adapters.memory import MemoryLog
-from streams.adapters.redis.read_model import MeterChange, RedisReadModel, redact
+from streams.adapters.redis.read_model import RedisReadModel, redact
 from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import SignageFeed, meter_fields
-from streams.ports import MeterReadModel
+from streams.ports import MeterChange, MeterReadModel
 from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.integration.services import in_ci, require_redis
 from tests.streams.adapters.read_model_contract import MeterReadModelContract

@@ -41,7 +41,8 @@ from streams.adapters.redis.read_model import RedisReadModel
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.replay import replay_file, replay_lines
 from streams.cli.simulate import handle as simulate
-from streams.embedded.engine import EmbeddedController, decode, fold_log
+from streams.codec import decode, fold_log
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import meter_fields
 from streams.http.tokens import add_token
 from tests.integration.serve_faults_support import Device, FaultRun, ManagedRedis, Service

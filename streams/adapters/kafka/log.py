@@ -34,8 +34,8 @@ from streams.adapters.kafka.read import (
 )
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import INFINITE, TopicSpec, provision
+from streams.codec import DEDUPE_HEADER
 from streams.ports import LogRecord, StoredRecord
-from streams.scaleout.records import DEDUPE_HEADER
 
 TIMEOUT_S = 30.0
 

@@ -21,7 +21,7 @@ from confluent_kafka import KafkaError, Message, Producer
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import client_settings
-from streams.scaleout.records import DEDUPE_HEADER, Output
+from streams.codec import DEDUPE_HEADER, Output
 
 POLL_PAUSE_S = 0.002
 

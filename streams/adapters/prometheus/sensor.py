@@ -17,12 +17,24 @@ over the controller's tracker (the Kafka engine's signage projector registers th
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the sensor is attached to an engine; it never builds one
+    from streams.embedded.engine import EmbeddedController, Status
+
 import collections
 import re
 from collections.abc import Sequence
 from typing import Final
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
 
 from controller.config.floor import FloorConfig
 from controller.model.events import (
@@ -37,7 +49,6 @@ from controller.model.events import (
 from controller.model.money import SUBUNITS_PER_CENT
 from controller.model.table_events import TableEventBase
 from streams.adapters.prometheus.liveness import LivenessCollector
-from streams.embedded.engine import EmbeddedController, Status
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
@@ -74,6 +85,9 @@ _RULES: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ),
 )
 REASON_CLASSES: Final = (*(name for name, _ in _RULES), "operator", "other")
+
+#: The media type of the text `MetricsSensor.exposition` returns.
+EXPOSITION_CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 
 def reason_class(reason: str, event_type: str = "") -> str:

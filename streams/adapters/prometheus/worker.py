@@ -40,7 +40,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from streams.scaleout.records import Output
+from streams.codec import Output
 
 _AWARD_KINDS = {b'"type":"progressive_hit"': "progressive", b'"type":"fixed_awarded"': "fixed"}
 #: Batches take milliseconds to seconds (the default buckets stop at 10 s).

@@ -29,31 +29,23 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Protocol
 
 from controller.config.floor import FloorConfig
 from controller.model.errors import StoreUnavailable
-from streams.live.playability import meter_statuses
+from streams.clock import rfc3339, wall_now
 from streams.liveness.tracker import (
     LivenessTracker,
-    TableLiveness,
     limit_of,
-    rfc3339,
+    meter_statuses,
     silent_reason,
     unknown_reason,
-    wall_now,
 )
+from streams.ports import Board, TableLiveness
 
 logger = logging.getLogger(__name__)
 AS_OF = "as_of"
 LIMIT = "limit_seconds"
 MeterStatus = dict[str, object]
-
-
-class Board(Protocol):
-    """Where the board is kept (`streams.adapters.redis.read_model.RedisReadModel`)."""
-
-    def write_playability(self, fields: dict[str, str], *, replace: bool = False) -> bool: ...
 
 
 class BoardPublisher:

@@ -28,7 +28,6 @@ import json
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self, cast
@@ -40,6 +39,7 @@ from redis.client import PubSub
 from redis.retry import Retry
 
 from controller.model.errors import StoreUnavailable
+from streams.ports import MeterChange
 
 SEQ_FIELD: Final = "seq"
 
@@ -57,14 +57,6 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('PUBLISH', ARGV[2], ARGV[3])
 return 1
 """
-
-
-@dataclass(frozen=True, slots=True)
-class MeterChange:
-    """A change notification: the meter's hash now holds ``seq``."""
-
-    meter_id: str
-    seq: int
 
 
 def redact(url: str) -> str:

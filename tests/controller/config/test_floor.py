@@ -7,7 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from controller.config.floor import load_floor_config
+from controller.config.floor import load_floor_config, logged_config
 from controller.model.errors import ConfigError
 from tests.controller.scenario import (
     PA,
@@ -263,3 +263,15 @@ def test_a_wrong_silence_limit_is_named(value: str) -> None:
 def test_an_unknown_communication_key_is_named() -> None:
     error = refusal(SMALL + "\n[communication]\nsilence = 30\n")
     assert "communication.silence" in str(error)
+
+
+def test_a_logged_configuration_is_parsed_once_per_digest_and_never_served_for_another_text() -> (
+    None
+):
+    """Replay and restart look the parsed form up by digest (issue 12: re-parsing was 23% of a
+    10,000-table restart); a record whose text differs under the same digest gets its own."""
+    first = logged_config("digest-a", SMALL, "small.toml")
+    assert logged_config("digest-a", SMALL, "small.toml") is first
+    other = logged_config("digest-a", PA, "pa.toml")
+    assert other is not first
+    assert set(other.meters) == set(load_floor_config(PA, "pa.toml").meters) != set(first.meters)

@@ -27,7 +27,7 @@ from controller.model.state import FloorState
 from controller.model.table_events import RoundSettled, TableEvent, from_contract
 from controller.snapshot import state_to_dict
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import encode
+from streams.codec import encode
 from streams.sim.floor import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,

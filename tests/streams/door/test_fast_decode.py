@@ -36,9 +36,9 @@ from streams.door.fast_decode import (
     validate_event,
     validate_to_event,
 )
+from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import SCHEMA_DIR, SCHEMA_PATH, SCHEMA_V2_PATH, validate_table_event
-from streams.liveness.tracker import Heartbeat
 
 Line = bytes | str
 SCHEMA: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))

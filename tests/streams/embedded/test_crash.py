@@ -23,7 +23,7 @@ from controller.model.views import meters_view
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.ingest import open_controller
 from streams.cli.replay import replay_file
-from streams.embedded.engine import fold_log
+from streams.codec import fold_log
 
 CONFIG = Path("examples/pa-three-card-poker.toml")
 

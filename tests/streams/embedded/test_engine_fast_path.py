@@ -10,7 +10,8 @@ import pytest
 from controller.evolve import evolve_many
 from controller.model.state import FloorState
 from streams.adapters.memory import MemoryLog
-from streams.embedded.engine import EmbeddedController, decode
+from streams.codec import decode
+from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
 from tests.streams.http.support import AKQ_SPADES, CONFIG, full_round
 

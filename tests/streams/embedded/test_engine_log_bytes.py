@@ -11,7 +11,8 @@ from controller.codec import event_from_dict, event_to_dict
 from controller.model.errors import InvalidEvent
 from controller.model.events import ConfigActivated
 from streams.adapters.memory import MemoryLog
-from streams.embedded.engine import EmbeddedController, decode, encode, fold_log
+from streams.codec import decode, encode, fold_log
+from streams.embedded.engine import EmbeddedController
 from tests.streams.http.support import CONFIG, full_round
 
 

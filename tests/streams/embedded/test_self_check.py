@@ -11,7 +11,8 @@ from pathlib import Path
 
 from controller.model.views import meters_view
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController, fold_log
+from streams.codec import fold_log
+from streams.embedded.engine import EmbeddedController
 from tests.streams.http.support import CONFIG, full_round
 
 

@@ -16,7 +16,7 @@ import httpx
 from controller.model.views import meters_view
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.replay import replay_file
-from streams.embedded.engine import fold_log
+from streams.codec import fold_log
 from streams.http.tokens import add_token
 from tests.streams.cli.test_serve import serving
 from tests.streams.http.support import CONFIG, ROOT

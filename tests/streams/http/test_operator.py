@@ -13,7 +13,7 @@ from urllib.parse import quote
 import pytest
 
 from controller.model.events import MeterCorrected
-from streams.embedded.engine import decode
+from streams.codec import decode
 from tests.streams.http.support import (
     AKQ_SPADES,
     CONFIG,

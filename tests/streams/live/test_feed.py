@@ -16,12 +16,12 @@ from controller.model.commands import CorrectMeter, PayHit, ValidateHit
 from controller.model.errors import StoreUnavailable
 from controller.model.events import EnvyAwarded, EventRejected, MeterCorrected
 from streams.adapters.memory import MemoryLog
-from streams.adapters.redis.read_model import MeterChange
 from streams.embedded.engine import EmbeddedController
 from streams.live.activity import meter_labels
 from streams.live.alerts import classify_alerts, rejection_kind, unexplained_moves
 from streams.live.feed import Client, LiveFeed, Signal
 from streams.live.redis_source import publish_hash, run_redis_pump
+from streams.ports import MeterChange
 from tests.streams.http.support import AKQ_SPADES, CONFIG, event, full_round, opening
 
 AT = "2026-11-29T12:00:00.000Z"

@@ -34,10 +34,11 @@ from controller.model.commands import CorrectMeter, PayHit, ValidateHit
 from controller.model.views import meter_view
 from streams.adapters.memory import MemoryReadModel
 from streams.adapters.sqlite import SqliteLog
+from streams.cli import reconcile as reconcile_cli
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import EmbeddedController, fold_log
+from streams.codec import fold_log
+from streams.embedded.engine import EmbeddedController
 from streams.http.reconciliation import reconcile_routes
-from streams.reconcile import service
 from streams.reconcile.live import ServiceMeters
 from streams.sim.floor import (
     AKQ_SPADES,
@@ -207,9 +208,9 @@ def cents(text: str) -> int:
 
 def reconcile(db: Path, *argv: str, live: Any = None) -> int:
     parser = argparse.ArgumentParser()
-    service.add_parser(parser.add_subparsers())
+    reconcile_cli.add_parser(parser.add_subparsers())
     args = parser.parse_args(["reconcile", "--db", str(db), *argv])
-    result: int = service.handle(args, live)
+    result: int = reconcile_cli.handle(args, live)
     return result
 
 

@@ -19,10 +19,11 @@ from prometheus_client import CollectorRegistry, generate_latest
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.redis.playability_board import statuses_from
+from streams.codec import Output
 from streams.live.feed import LiveFeed
 from streams.live.redis_source import watch_board
 from streams.scaleout.liveness import Clocks, LivenessFeed, LivenessWatch, Sighting
-from streams.scaleout.records import Output, SourcePos, coalesced
+from streams.scaleout.records import SourcePos, coalesced
 from streams.scaleout.rounds import RoundProcessor
 from tests.streams.http.support import full_round
 from tests.streams.liveness.test_tracker import FLOOR, START, FakeClock

@@ -18,9 +18,10 @@ import pytest
 from controller.config.floor import load_floor_config
 from controller.model.errors import InvalidEvent
 from streams.adapters.kafka.topics import TopicNames
+from streams.codec import Output
 from streams.scaleout.batch import progress_key
 from streams.scaleout.ingest import TableEventProducer
-from streams.scaleout.records import Output, SourcePos, op_from_bytes
+from streams.scaleout.records import SourcePos, op_from_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes
 from tests.hostile.corpus import by_name
 

@@ -27,19 +27,15 @@ from controller.model.events import (
 )
 from controller.model.state import FloorState
 from streams.adapters.memory import MemoryLog
+from streams.adapters.prometheus.projector import SignageMetrics
 from streams.cli import build_parser
 from streams.cli.simulate import sim_tables
-from streams.embedded.engine import EmbeddedController, decode, encode
+from streams.codec import decode, encode
+from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import meter_fields
 from streams.scaleout.dump import fold_events
 from streams.scaleout.signage import handle
-from streams.scaleout.signage_fold import (
-    MeterFold,
-    Projector,
-    Record,
-    SignageMetrics,
-    meter_event_of,
-)
+from streams.scaleout.signage_fold import MeterFold, Projector, Record, meter_event_of
 from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.embedded.test_signage_feed import FakeClock, FlakyModel
 

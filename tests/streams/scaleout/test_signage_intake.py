@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from confluent_kafka import OFFSET_BEGINNING, Message, TopicPartition
 
-from streams.embedded.engine import encode
+from streams.codec import encode
 from streams.scaleout.signage_fold import Record
 from streams.scaleout.signage_read import Partitions, batch_of
 from tests.streams.embedded.test_signage_feed import FakeClock, FlakyModel

@@ -17,7 +17,8 @@ from faust.types import TP
 
 from streams.adapters.kafka.sink import Delivery
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.scaleout.records import Output, Processed, SourcePos
+from streams.codec import Output
+from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.stage import Stage
 
 TOPIC = "p.table-events"

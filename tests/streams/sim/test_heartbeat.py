@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from streams.door.fast_decode import decode_event
+from streams.door.heartbeat import Heartbeat
 from streams.door.validation import validate_table_event
-from streams.liveness.tracker import Heartbeat
 from streams.sim.heartbeat import keep_alive
 
 TABLES = ["tcp-1", "tcp-2", "tcp-7"]

@@ -11,7 +11,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 
 from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.scaleout.records import Output
+from streams.codec import Output
 from tests.integration.test_deploy_config import (
     BUILTIN,
     dashboard_queries,

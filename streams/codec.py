@@ -1,0 +1,127 @@
+"""The one codec of the logs: how an event is written to and read from any log, by both engines.
+
+The embedded engine's SQLite log, the Kafka engine's topics, every reader (replay, reconcile,
+dump, the signage projector, the live pages) meet here and nowhere else: an event's bytes are
+`encode`'s, a record is read back by `decode`, its ordering key is `record_key`, and a log is
+folded by `fold_log`. A retry is compared with the stored payload byte for byte, so both engines
+must write the same bytes: that is why there is one module, not one per engine.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from functools import partial
+
+try:  # the fast JSON reader; the base install reads with json alone
+    import msgspec
+
+    from streams.log_decode import fast_decode
+except ModuleNotFoundError:  # pragma: no cover - exercised by the wheel check without extras
+    msgspec = None  # type: ignore[assignment]
+    fast_decode = None  # type: ignore[assignment]
+
+from controller.codec import event_from_dict, event_to_dict
+from controller.fast import Session
+from controller.floor import evolve_many
+from controller.model.errors import InvalidEvent
+from controller.model.events import Event
+from controller.model.state import FloorState
+from streams.ports import EventLog
+
+#: The header (Kafka) or column (SQLite) holding a record's deterministic dedupe id.
+DEDUPE_HEADER = "dedupe_id"
+#: How much of a refused input's raw bytes a dead letter keeps.
+MAX_RAW_KEPT = 65_536
+FOLD_CHUNK = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """One record to produce: topic, key, value and its deterministic dedupe id. A
+    ``latest_wins`` record (for a compacted topic whose readers want only each key's newest, such
+    as liveness) may be dropped when a later one of the same topic and key follows in the batch."""
+
+    topic: str
+    key: str
+    value: bytes
+    dedupe_id: str
+    latest_wins: bool = False
+
+
+def reused_id_reason(event_id: str) -> str:
+    """Why an event is refused whose id was accepted before for other content (both engines)."""
+    return (
+        f"event_id {event_id!r} was already accepted for a different event; "
+        "a retry must repeat the event exactly, a new event needs a new id"
+    )
+
+
+# One encoder for every record: `json.dumps` with options builds a new one per call. The bytes
+# are exactly `json.dumps(..., separators=(",", ":"), sort_keys=True)`'s (ASCII, \u escapes): a
+# retry of an event logged before is compared with its stored payload byte for byte.
+_ENCODER = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+
+
+def encode(event: Event) -> bytes:
+    """An event as the log stores it: compact, key-sorted JSON."""
+    return _ENCODER.encode(event_to_dict(event)).encode()
+
+
+def decode(payload: bytes) -> Event:
+    """The event a log payload holds. msgspec parses the JSON (untyped: 4x `json.loads` for the
+    parse alone, a small share of a record's replay); `event_from_dict` checks every field, as
+    it did after `json.loads`. A payload msgspec refuses is read by `json.loads` as before: the
+    encoder writes any string as \\u escapes, a lone surrogate too (a refused input's id may hold
+    one), and msgspec does not read that escape back."""
+    if msgspec is None:
+        raw = json.loads(payload)
+    else:
+        try:
+            raw = msgspec.json.decode(payload)
+        except msgspec.DecodeError:
+            raw = json.loads(payload)
+    if not isinstance(raw, dict):
+        msg = f"a log record holds a JSON {type(raw).__name__}, not an event object"
+        raise InvalidEvent(msg)
+    return event_from_dict(raw)
+
+
+def record_key(event: Event) -> str:
+    """The ordering key: the meter for meter events, the table for table events, else "floor"."""
+    meter_id = getattr(event, "meter_id", None)
+    table_id = getattr(event, "table_id", None)
+    return str(meter_id or table_id or "floor")
+
+
+def fold_log(
+    log: EventLog, state: FloorState | None = None, after: int = 0
+) -> tuple[FloorState, int]:
+    """State from the log alone (a clean replay, no snapshot) and the position it reflects, on
+    the core's fast path (`controller.fast.Session`, proven equal to `evolve`)."""
+    session = Session(state)
+    position = fold_into(session, log, after)
+    return session.state(), position
+
+
+def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
+    """Apply the log's records after ``after`` to ``session``; the position it then reflects."""
+    position, apply = after, session.apply
+    read = decode if fast_decode is None else partial(fast_decode, reference=decode)
+    for record in log.read(after=after):
+        apply(read(record.payload))
+        position = record.position
+    return position
+
+
+def fold_log_by_reference(
+    log: EventLog, state: FloorState | None = None, after: int = 0
+) -> tuple[FloorState, int]:
+    """`fold_log` by the readable reference: `evolve_many` over chunks of decoded records."""
+    current, position = state or FloorState(), after
+    records = log.read(after=after)
+    while chunk := list(itertools.islice(records, FOLD_CHUNK)):
+        current = evolve_many(current, [decode(record.payload) for record in chunk])
+        position = chunk[-1].position
+    return current, position
