@@ -26,9 +26,9 @@ _FIELD = tuple(RANK_FIELD[card.rank] for card in FULL_DECK)
 _RANK = tuple(card.rank for card in FULL_DECK)
 _SUIT = tuple(int(card.suit) for card in FULL_DECK)
 _TEXT = tuple(str(card) for card in FULL_DECK)
-_NAMES: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_NAMES: dict[tuple[int, int], tuple[str, ...]] = {}
 _FORMED: dict[tuple[str, tuple[str, ...]], FormedHand] = {}
-_MAX_FORMED = 200_000
+_MAX_FORMED = 32_768  # about 10 MB; a floor deals new hands, the memo serves one settlement
 
 
 def clear() -> None:
@@ -77,12 +77,11 @@ def _three(cards: list[int]) -> FormedHand:
     a, b, c = cards
     suit = _SUIT
     table = three_card._SUITED if suit[a] == suit[b] == suit[c] else three_card._UNSUITED
-    key, places = table[_FIELD[a] + _FIELD[b] + _FIELD[c]]
-    shown = _set_out(cards, places)
-    return FormedHand(_names("three", key, shown), tuple(_TEXT[i] for i in shown))
+    entry = table[_FIELD[a] + _FIELD[b] + _FIELD[c]]
+    return _formed("three", entry, cards)
 
 
-def _entry(five: tuple[int, ...]) -> tuple[Any, tuple[int, ...]]:
+def _entry(five: tuple[int, ...] | list[int]) -> tuple[Any, tuple[int, ...]]:
     a, b, c, d, e = five
     suit = _SUIT
     s = suit[a]
@@ -97,25 +96,53 @@ def _best_five(cards: list[int]) -> FormedHand:
     if len(cards) not in (5, 6, 7):
         raise LookupError("best five needs five to seven cards")
     ordered = sorted(cards, reverse=True)
+    if len(ordered) == 5:
+        return _formed("five", _entry(ordered), ordered)
+    if len(ordered) == 6:
+        return _best_of_six(ordered)
     best = tuple(ordered[:5])
     best_entry = _entry(best)
-    if len(ordered) > 5:
-        for five in itertools.combinations(ordered, 5):
-            entry = _entry(five)
-            if entry[0] > best_entry[0]:
-                best, best_entry = five, entry
-    key, places = best_entry
-    shown = _set_out(best, places)
-    return FormedHand(_names("five", key, shown), tuple(_TEXT[i] for i in shown))
+    for five in itertools.combinations(ordered, 5):
+        entry = _entry(five)
+        if entry[0] > best_entry[0]:
+            best, best_entry = five, entry
+    return _formed("five", best_entry, best)
 
 
-def _names(kind: str, key: tuple[Any, tuple[int, ...]], shown: list[int]) -> tuple[str, ...]:
-    """The reference hand's ``names``: they depend on the key and the first card's suit only."""
-    lookup = (kind, key, _SUIT[shown[0]])
+def _best_of_six(ordered: list[int]) -> FormedHand:
+    """`combinations(ordered, 5)` of six cards leaves out the last card first, then each earlier
+    one in turn; each five's code is the six's code less the card left out."""
+    field, suit = _FIELD, _SUIT
+    code = sum(field[c] for c in ordered)
+    suits = [suit[c] for c in ordered]
+    flush = next((s for s in set(suits) if suits.count(s) >= 5), None)
+    best_entry: Any = None
+    best_out = 5
+    for out in (5, 4, 3, 2, 1, 0):
+        left_out = ordered[out]
+        suited = flush is not None and (suits.count(flush) == 6 or suit[left_out] != flush)
+        table = five_card._SUITED if suited else five_card._UNSUITED
+        entry = table[code - field[left_out]]
+        if best_entry is None or entry[0] > best_entry[0]:
+            best_entry, best_out = entry, out
+    return _formed("five", best_entry, ordered[:best_out] + ordered[best_out + 1 :])
+
+
+def _formed(kind: str, entry: tuple[Any, tuple[int, ...]], cards: Any) -> FormedHand:
+    shown = _set_out(cards, entry[1])
+    text = _TEXT
+    return FormedHand(_names(kind, entry, shown[0]), tuple([text[i] for i in shown]))
+
+
+def _names(kind: str, entry: tuple[Any, tuple[int, ...]], first: int) -> tuple[str, ...]:
+    """The reference hand's ``names``: they depend on the key and the first card's suit only.
+    Entries are the classification tables' own tuples (they live as long as the module), so
+    their identity names them."""
+    lookup = (id(entry), _SUIT[first])
     names = _NAMES.get(lookup)
     if names is None:
-        category, tiebreak = key
-        hand_cards = tuple(FULL_DECK[i] for i in shown)
+        category, tiebreak = entry[0]
+        hand_cards = (FULL_DECK[first],)  # `names` reads the first card only
         hand: Any = (
             three_card.ThreeCardHand(category, tiebreak, hand_cards)
             if kind == "three"
