@@ -22,7 +22,8 @@ from typing import Any
 
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
-from controller.fast.hot import APPLIERS, DECIDERS
+from controller.fast.apply import APPLIERS
+from controller.fast.hot import DECIDERS
 from controller.fast.records import Meter, Round, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
