@@ -22,7 +22,7 @@ from controller.evolve import evolve_many
 from controller.fast import Session
 from controller.floor import Command, decide
 from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
-from controller.model.events import Event
+from controller.model.events import Event, FixedAwarded, ProgressiveHit
 from controller.model.state import FloorState
 from controller.model.table_events import RoundSettled, TableEvent, from_contract
 from controller.snapshot import state_to_dict
@@ -50,6 +50,19 @@ class Tally:
     commands: int = 0
     events: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
+    splits: int = 0  # dealer-hand jackpots divided among several players
+    fixed_hands: set[str] = field(default_factory=set)
+
+    def add(self, events: tuple[Event, ...]) -> None:
+        """Count what one command produced."""
+        self.commands += 1
+        self.events += len(events)
+        for event in events:
+            self.kinds[type(event).__name__] += 1
+            if isinstance(event, ProgressiveHit) and len(event.winners) > 1:
+                self.splits += 1
+            elif isinstance(event, FixedAwarded):
+                self.fixed_hands.add(event.hand)
 
 
 def snapshot_bytes(state: FloorState) -> bytes:
@@ -65,12 +78,17 @@ def assert_same_state(fast: Session, reference: FloorState) -> None:
 
 
 def run_both(
-    steps: Iterable[Step], state: FloorState | None = None, check_every: int = 1
+    steps: Iterable[Step],
+    state: FloorState | None = None,
+    check_every: int = 1,
+    keep_log: bool = True,
 ) -> tuple[FloorState, list[Event], Tally]:
     """Decide every step with both; the events must match byte for byte, the states every
-    ``check_every`` steps and at the end. Returns the reference's state and log."""
+    ``check_every`` steps and at the end. A second session replays the reference's events as
+    they come (``evolve`` alone) and must reach the same states. Returns the reference's state,
+    its log (empty unless ``keep_log``: a long run keeps memory flat) and what was covered."""
     reference = state or FloorState()
-    fast = Session(reference)
+    fast, replayed = Session(reference), Session(reference)
     log: list[Event] = []
     tally = Tally()
     for number, step in enumerate(steps):
@@ -79,13 +97,15 @@ def run_both(
         reference = evolve_many(reference, expected)
         got = fast.step(command)
         assert [encode(e) for e in got] == [encode(e) for e in expected], (number, command)
-        log.extend(expected)
-        tally.commands += 1
-        tally.events += len(expected)
-        tally.kinds.update(type(e).__name__ for e in expected)
+        replayed.replay(expected)
+        if keep_log:
+            log.extend(expected)
+        tally.add(expected)
         if number % check_every == 0:
             assert_same_state(fast, reference)
+            assert_same_state(replayed, reference)
     assert_same_state(fast, reference)
+    assert_same_state(replayed, reference)
     return reference, log, tally
 
 
