@@ -17,10 +17,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its edge and dev extras
 
-system-deps: ## install the Debian packages the tests use (redis-server, chromium)
+system-deps: ## install the Debian packages the tests use (redis-server, chromium, prometheus)
 	scripts/system-deps.sh
 
-run: $(STAMP) ## the main job on the embedded default: simulate a floor and replay it
+run: $(STAMP) ## serve the controller on :8080 with a simulated floor posting to it (Ctrl-C stops)
 	scripts/run.sh $(CONFIG)
 
 test: $(STAMP) system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)

@@ -32,6 +32,7 @@ from bench.common import (
     rates,
     stopwatch,
 )
+from controller.config.floor import forget_logged_configs
 from controller.floor import run
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract
@@ -132,6 +133,7 @@ def _decode_all(log: SqliteLog) -> None:
 def _restart(path: str, text: str) -> tuple[float, int, int]:
     """Seconds from opening the log to ``start`` returning; the log head and the snapshot's
     position (the tail folded is their difference)."""
+    forget_logged_configs()  # a restart is a new process: nothing parsed yet
     started = time.perf_counter()
     log = SqliteLog(path)
     try:

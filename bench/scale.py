@@ -33,6 +33,7 @@ from typing import Any
 
 from bench import workload
 from bench.common import REPO, Goal, Row, Settings, median
+from controller.config.floor import forget_logged_configs
 from controller.floor import run
 from controller.model.state import FloorState
 from controller.model.table_events import from_contract
@@ -161,6 +162,7 @@ def _restarts(path: Path, text: str) -> dict[str, Any]:
     samples = []
     for _ in range(RESTARTS):
         gc.collect()
+        forget_logged_configs()  # a restart is a new process: nothing parsed yet
         began = time.perf_counter()
         log = SqliteLog(path)
         try:

@@ -16,6 +16,7 @@ from controller.meter import evolve_meter
 from controller.model.events import (
     ConfigActivated,
     ConfigChangeScheduled,
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -27,6 +28,8 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.state import (
@@ -95,7 +98,14 @@ class _Floor:
                 | RoundVoided()
             ):
                 self.tables[event.table_id] = evolve_table(self.tables.get(event.table_id), event)
-            case MeterSeeded() | ContributionsReversed() | MeterCorrected():
+            case (
+                MeterSeeded()
+                | ContributionsReversed()
+                | MeterCorrected()
+                | ContributionDiverted()
+                | MeterTransferredOut()
+                | MeterTransferredIn()
+            ):
                 self._meter(event)
             case ContributionRecorded():
                 self._meter(event)

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from controller.ceiling import onward_claim
 from controller.config.change import activate, due_change
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve, evolve_many
 from controller.meter import (
+    AnyClaim,
     ContributionClaim,
     HitClaim,
     ReversalClaim,
@@ -26,6 +28,7 @@ from controller.model.commands import (
     CorrectMeter,
     OperatorCommand,
     PayHit,
+    TransferMeter,
     ValidateHit,
 )
 from controller.model.errors import ConfigError, RuleViolation
@@ -36,9 +39,11 @@ from controller.model.events import (
     HitValidated,
     MeterCorrected,
 )
+from controller.model.money import format_subunits
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
 from controller.rules.table import decide_table
+from controller.transfer import transfer
 
 __all__ = ["decide", "evolve", "evolve_many", "replay", "run"]
 
@@ -55,6 +60,8 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
                 return (_correct(state, command),)
             case ValidateHit() | PayHit():
                 return (_hit_life(state, command),)
+            case TransferMeter():
+                return transfer(state, command)
             case _:
                 return _table_event(state, command)
     except RuleViolation as exc:
@@ -64,7 +71,7 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
 
 
 def _rejected(command: Command, reason: str) -> EventRejected:
-    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
+    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter):
         return EventRejected(
             event_id=command.command_id,
             table_id="",
@@ -94,13 +101,16 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
     out: list[Event] = [event]
     working: dict[str, MeterState] = {}
     for step in steps:
-        if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
-            meter = working.get(step.meter_id) or state.meters[step.meter_id]
-            meter_event = decide_meter(meter, config.meters[step.meter_id], step)
-            working[step.meter_id] = evolve_meter(meter, meter_event)
-            out.append(meter_event)
-        else:
+        if not isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
             out.append(step)
+            continue
+        claim: AnyClaim | None = step
+        while claim is not None:  # a contribution above a ceiling may be diverted on (no loops)
+            meter = working.get(claim.meter_id) or state.meters[claim.meter_id]
+            meter_event = decide_meter(meter, config.meters[claim.meter_id], claim)
+            working[claim.meter_id] = evolve_meter(meter, meter_event)
+            out.append(meter_event)
+            claim = onward_claim(meter_event)
     return (*out, *due_change(state, event, out))
 
 
@@ -109,6 +119,9 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     meter = state.meters.get(command.meter_id)
     if meter is None:
         msg = f"unknown meter {command.meter_id!r}"
+        raise RuleViolation(msg)
+    if meter.retired:
+        msg = f"meter {command.meter_id!r} is retired: it accepts nothing more"
         raise RuleViolation(msg)
     if not command.by.strip() or not command.reason.strip():
         msg = "a meter correction needs who made it (by) and why (reason)"
@@ -119,6 +132,7 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     ):
         msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
         raise RuleViolation(msg)
+    _check_below_ceiling(state, meter, command.amount_delta_sub)
     return MeterCorrected(
         meter_id=command.meter_id,
         amount_delta_sub=command.amount_delta_sub,
@@ -128,6 +142,19 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         meter_seq=meter.seq + 1,
         occurred_at=command.occurred_at,
     )
+
+
+def _check_below_ceiling(state: FloorState, meter: MeterState, delta_sub: int) -> None:
+    """A correction upwards never takes a meter above its ceiling (NY 5320.8: the meter never shows
+    more); one downwards always may."""
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    ceiling = None if definition is None else definition.ceiling_sub
+    if ceiling is not None and delta_sub > 0 and meter.amount_sub + delta_sub > ceiling:
+        msg = (
+            f"correction would take meter {meter.meter_id!r} above its ceiling "
+            f"{format_subunits(ceiling)}; a meter never shows more (NY 5320.8)"
+        )
+        raise RuleViolation(msg)
 
 
 def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated | HitPaid:

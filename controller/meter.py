@@ -16,14 +16,18 @@ from typing import assert_never
 
 from immutables import Map
 
+from controller.ceiling import DivertClaim, split_at_ceiling
 from controller.config.floor import MeterDef
 from controller.model.events import (
     AwardShare,
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
@@ -78,6 +82,9 @@ class HitClaim:
 
 
 MeterClaim = ContributionClaim | ReversalClaim | HitClaim
+"""What the table stage may owe a meter."""
+AnyClaim = MeterClaim | DivertClaim
+"""What the meter stage settles: the table stage's claims and the diverts it makes itself."""
 
 
 def seed_meter(meter: MeterState, definition: MeterDef, occurred_at: str) -> MeterSeeded:
@@ -90,11 +97,13 @@ def seed_meter(meter: MeterState, definition: MeterDef, occurred_at: str) -> Met
     )
 
 
-def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> MeterEvent:
+def decide_meter(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> MeterEvent:
     """Turn one claim into the meter event that settles it, from the meter as it stands."""
     match claim:
         case ContributionClaim():
-            return _contribution(meter, claim)
+            return _contribution(meter, definition, claim)
+        case DivertClaim():
+            return _diverted(meter, definition, claim)
         case ReversalClaim():
             return _reversal(meter, claim)
         case HitClaim():
@@ -103,9 +112,14 @@ def decide_meter(meter: MeterState, definition: MeterDef, claim: MeterClaim) -> 
             assert_never(claim)
 
 
-def _contribution(meter: MeterState, claim: ContributionClaim) -> ContributionRecorded:
+def _contribution(
+    meter: MeterState, definition: MeterDef, claim: ContributionClaim
+) -> ContributionRecorded:
     """Primary to the meter and reserve to the reserve, exactly as the table stage computed them
-    (the table stage remembers the same amounts, so a void reverses exactly these)."""
+    (the table stage remembers the same amounts, so a void reverses exactly these). The part of the
+    primary above the ceiling goes to the overflow or on to another meter; the reserve is never
+    capped."""
+    _, overflow, diverted = split_at_ceiling(meter, definition, claim.primary_sub)
     return ContributionRecorded(
         meter_id=claim.meter_id,
         table_id=claim.table_id,
@@ -118,6 +132,26 @@ def _contribution(meter: MeterState, claim: ContributionClaim) -> ContributionRe
         reserve_sub=claim.reserve_sub,
         meter_seq=meter.seq + 1,
         occurred_at=claim.occurred_at,
+        overflow_sub=overflow,
+        diverted_sub=diverted,
+        divert_to=definition.divert_to if diverted else "",
+    )
+
+
+def _diverted(meter: MeterState, definition: MeterDef, claim: DivertClaim) -> ContributionDiverted:
+    """Another meter's excess arriving here, capped by this meter's own ceiling in turn."""
+    _, overflow, diverted = split_at_ceiling(meter, definition, claim.amount_sub)
+    return ContributionDiverted(
+        meter_id=claim.meter_id,
+        from_meter_id=claim.from_meter_id,
+        table_id=claim.table_id,
+        round_id=claim.round_id,
+        amount_sub=claim.amount_sub,
+        meter_seq=meter.seq + 1,
+        occurred_at=claim.occurred_at,
+        overflow_sub=overflow,
+        diverted_sub=diverted,
+        divert_to=definition.divert_to if diverted else "",
     )
 
 
@@ -126,15 +160,22 @@ def _reversal(meter: MeterState, claim: ReversalClaim) -> ContributionsReversed:
 
     A 100% hit since the lock paid those contributions out (`open_rounds` was cleared), and a
     correction may have left less on the meter; a void never drives a meter or its reserve below
-    zero (rules README 6-7). What could not be taken back is stated in the reason.
+    zero (rules README 6-7). The round's latest contributions were the ones above the ceiling, so
+    they are taken back from the overflow first; a part diverted to another meter stays there.
+    What could not be taken back is stated in the reason.
     """
     pending = meter.open_rounds.get(claim.table_id)
     held = pending[1:] if pending is not None and pending[0] == claim.round_id else (0, 0)
-    primary = max(0, min(claim.primary_sub, held[0], meter.amount_sub))
+    pool = meter.amount_sub + meter.overflow_sub
+    primary = max(0, min(claim.primary_sub, held[0], pool))
+    from_overflow = min(primary, max(0, meter.overflow_sub))
     reserve = max(0, min(claim.reserve_sub, held[1], meter.reserve_sub))
     reason = claim.reason
     if (primary, reserve) != (claim.primary_sub, claim.reserve_sub):
-        reason += "; only part reversed: the rest was already paid out by a hit or corrected away"
+        reason += (
+            "; only part reversed: the rest was already paid out by a hit, corrected away or "
+            "diverted to another meter above the ceiling"
+        )
     return ContributionsReversed(
         meter_id=claim.meter_id,
         table_id=claim.table_id,
@@ -147,6 +188,7 @@ def _reversal(meter: MeterState, claim: ReversalClaim) -> ContributionsReversed:
         occurred_at=claim.occurred_at,
         requested_primary_sub=claim.primary_sub,
         requested_reserve_sub=claim.reserve_sub,
+        overflow_sub=from_overflow,
     )
 
 
@@ -167,14 +209,19 @@ def split_equally(total_cents: int, recipients: tuple[int, ...]) -> tuple[AwardS
 def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> ProgressiveHit:
     """Pay a share of the meter in whole cents, rounded down; the sub-cent rest stays on the meter.
 
-    A 100% award resets the meter to its reseed plus the reserve (649a.12(i)(4); rules README 6-7).
+    A 100% award resets the meter to its reseed plus the reserve (649a.12(i)(4); rules README 6-7)
+    plus the overflow; what would start it above its ceiling stays in the overflow (NY 5320.8).
+    The award is priced from the meter, never the overflow.
     """
     amount_cents = percent_of_meter_cents(meter.amount_sub, claim.share)
     after = meter.amount_sub - amount_cents * SUBUNITS_PER_CENT
-    reserve_after, reseed = meter.reserve_sub, 0
+    reserve_after, reseed, overflow_after = meter.reserve_sub, 0, meter.overflow_sub
     if claim.share == 1:
         reseed = definition.reseed_subunits
-        after, reserve_after = after + reseed + meter.reserve_sub, 0
+        after += reseed + meter.reserve_sub + meter.overflow_sub
+        ceiling = definition.ceiling_sub
+        overflow_after = 0 if ceiling is None else max(0, after - ceiling)
+        after, reserve_after = after - overflow_after, 0
     label = "dealer" if claim.on == "dealer" else f"seat{claim.recipients[0]}"
     return ProgressiveHit(
         # The settlement's seq makes the id unique even if a device reuses a round id.
@@ -197,6 +244,8 @@ def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> Progressiv
         meter_seq=meter.seq + 1,
         occurred_at=claim.occurred_at,
         reset=claim.share == 1,
+        overflow_before_sub=meter.overflow_sub,
+        overflow_after_sub=overflow_after,
     )
 
 
@@ -214,10 +263,26 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
             return fast_replace(
                 meter,
                 open_rounds=_with_contribution(meter.open_rounds, event),
-                amount_sub=meter.amount_sub + event.primary_sub,
+                amount_sub=meter.amount_sub
+                + event.primary_sub
+                - event.overflow_sub
+                - event.diverted_sub,
                 reserve_sub=meter.reserve_sub + event.reserve_sub,
+                overflow_sub=meter.overflow_sub + event.overflow_sub,
                 contributed_sub=meter.contributed_sub + event.primary_sub + event.reserve_sub,
+                transferred_sub=meter.transferred_sub - event.diverted_sub,
                 contributions=meter.contributions + 1,
+                seq=event.meter_seq,
+            )
+        case ContributionDiverted():
+            return fast_replace(
+                meter,
+                amount_sub=meter.amount_sub
+                + event.amount_sub
+                - event.overflow_sub
+                - event.diverted_sub,
+                overflow_sub=meter.overflow_sub + event.overflow_sub,
+                transferred_sub=meter.transferred_sub + event.amount_sub - event.diverted_sub,
                 seq=event.meter_seq,
             )
         case ContributionsReversed():
@@ -226,7 +291,8 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 open_rounds=meter.open_rounds.delete(event.table_id)
                 if event.table_id in meter.open_rounds
                 else meter.open_rounds,
-                amount_sub=meter.amount_sub - event.primary_sub,
+                amount_sub=meter.amount_sub - event.primary_sub + event.overflow_sub,
+                overflow_sub=meter.overflow_sub - event.overflow_sub,
                 reserve_sub=meter.reserve_sub - event.reserve_sub,
                 corrected_sub=meter.corrected_sub - event.primary_sub - event.reserve_sub,
                 seq=event.meter_seq,
@@ -237,6 +303,7 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 open_rounds=Map() if event.reset else meter.open_rounds,
                 amount_sub=event.meter_after_sub,
                 reserve_sub=event.reserve_after_sub,
+                overflow_sub=event.overflow_after_sub,
                 seeded_sub=meter.seeded_sub + event.reseed_sub,
                 paid_sub=meter.paid_sub + event.amount_cents * SUBUNITS_PER_CENT,
                 hits=meter.hits + 1,
@@ -252,6 +319,28 @@ def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
                 + event.reserve_delta_sub,
                 seq=event.meter_seq,
             )
+        case MeterTransferredOut():
+            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
+            return fast_replace(
+                meter,
+                open_rounds=Map(),
+                amount_sub=meter.amount_sub - event.amount_sub,
+                reserve_sub=meter.reserve_sub - event.reserve_sub,
+                overflow_sub=meter.overflow_sub - event.overflow_sub,
+                transferred_sub=meter.transferred_sub - moved,
+                retired=True,
+                seq=event.meter_seq,
+            )
+        case MeterTransferredIn():
+            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
+            return fast_replace(
+                meter,
+                amount_sub=meter.amount_sub + event.amount_sub,
+                reserve_sub=meter.reserve_sub + event.reserve_sub,
+                overflow_sub=meter.overflow_sub + event.overflow_sub,
+                transferred_sub=meter.transferred_sub + moved,
+                seq=event.meter_seq,
+            )
         case _:
             assert_never(event)
 
@@ -262,8 +351,9 @@ def _with_contribution(
     """Add to the table's open round; a contribution from a newer round replaces the old entry
     (a table plays one round at a time, so the map holds at most one entry per table)."""
     entry = open_rounds.get(event.table_id)
+    pooled = event.primary_sub - event.diverted_sub  # on the meter or in its overflow
     if entry is not None and entry[0] == event.round_id:
-        total = (event.round_id, entry[1] + event.primary_sub, entry[2] + event.reserve_sub)
+        total = (event.round_id, entry[1] + pooled, entry[2] + event.reserve_sub)
     else:
-        total = (event.round_id, event.primary_sub, event.reserve_sub)
+        total = (event.round_id, pooled, event.reserve_sub)
     return open_rounds.set(event.table_id, total)

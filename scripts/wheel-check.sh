@@ -11,7 +11,10 @@ PYTHON=${PYTHON:-python3}
 PORT=${WHEEL_CHECK_PORT:-18181}
 WORK=$(mktemp -d)
 SERVER=
-cleanup() { [[ -n $SERVER ]] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"; }
+cleanup() {
+  if [[ -n $SERVER ]]; then kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null || true; fi
+  rm -rf "$WORK"  # after the server has stopped: its shutdown still imports from the venv
+}
 trap cleanup EXIT
 say() { echo "wheel-check: $*"; }
 

@@ -25,6 +25,10 @@ controller with it to the sub-unit. What it encodes, each with its rule:
   (README policy; the rule texts say nothing of voids): never below zero (rules README 6-7), and
   nothing once a 100% hit of that meter since the lock has paid them out. A correction adds its
   deltas.
+- NY 5320.8, NJ 13:69E-1.39A: a meter with a ``ceiling`` takes a contribution up to it and carries
+  the rest in its overflow; a 100% hit restarts at reseed + reserve + overflow, up to the ceiling
+  again (the rest stays carried); a void takes back from the overflow first (README policy). Only
+  ``carry`` is modelled, not ``divert:``.
 """
 
 from __future__ import annotations
@@ -127,6 +131,19 @@ class Meter:
     contributed: Fraction = Fraction(0)
     paid: Fraction = Fraction(0)
     corrected: Fraction = Fraction(0)
+    ceiling: Fraction | None = None  # NY 5320.8: the meter never shows more; the rest is carried
+    overflow: Fraction = Fraction(0)
+
+    def room(self) -> Fraction | None:
+        """How much more the meter may take before its ceiling (None: no ceiling)."""
+        return None if self.ceiling is None else max(Fraction(0), self.ceiling - self.amount)
+
+    def take(self, primary: Fraction) -> None:
+        """A contribution: up to the ceiling on the meter, the rest carried in the overflow."""
+        room = self.room()
+        kept = primary if room is None else min(primary, room)
+        self.amount += kept
+        self.overflow += primary - kept
 
     @property
     def progression(self) -> Progression:
@@ -134,7 +151,7 @@ class Meter:
         return PROGRESSIONS[self.kind]
 
     def explained(self) -> Fraction:
-        """seeded + contributed - paid + corrected (must equal amount + reserve)."""
+        """seeded + contributed - paid + corrected (must equal amount + reserve + overflow)."""
         return self.seeded + self.contributed - self.paid + self.corrected
 
     def pay(self, share: Fraction) -> int:
@@ -145,10 +162,13 @@ class Meter:
         if share == 1:
             # 649a.12(e)(3) etc.: restart at reseed, plus the reserve where there is one ((i)(4));
             # the sub-cent rest that was not paid stays.
+            # NJ 13:69E-1.39A: the overflow joins the restart, up to the ceiling again.
             reseed = self.progression.reseed_for_one * self.unit
-            self.amount += reseed + self.reserve
+            self.amount += reseed + self.reserve + self.overflow
             self.seeded += reseed
-            self.reserve = Fraction(0)
+            self.reserve = self.overflow = Fraction(0)
+            if self.ceiling is not None and self.amount > self.ceiling:
+                self.amount, self.overflow = self.ceiling, self.amount - self.ceiling
         return cents
 
 
@@ -196,13 +216,22 @@ class ReferenceFloor:
         raw = tomllib.loads(text)
         links: dict[str, dict[str, str]] = {}
         meters: dict[str, Meter] = {}
+        ceilings = {m: entry.get("ceiling") for m, entry in raw["meters"].items()}
+        assert not any("divert" in str(e.get("overflow", "")) for e in raw["meters"].values())
         for table_id, table in raw["tables"].items():
             links[table_id] = dict(table.get("meters", {}))
             unit = Fraction(table["wager_unit"])
             for kind, meter_id in links[table_id].items():
                 if meter_id not in meters:
                     seed = PROGRESSIONS[kind].seed_for_one * unit
-                    meters[meter_id] = Meter(kind=kind, unit=unit, amount=seed, seeded=seed)
+                    ceiling = ceilings.get(meter_id)
+                    meters[meter_id] = Meter(
+                        kind=kind,
+                        unit=unit,
+                        amount=seed,
+                        seeded=seed,
+                        ceiling=None if ceiling is None else Fraction(ceiling),
+                    )
                 assert meters[meter_id].unit == unit, "a meter has one wager unit"
         return cls(links=links, meters=meters)
 
@@ -216,7 +245,7 @@ class ReferenceFloor:
             meter = self.meters[meter_id]
             primary = meter.unit * meter.progression.primary
             reserve = meter.unit * meter.progression.reserve
-            meter.amount += primary
+            meter.take(primary)
             meter.reserve += reserve
             meter.contributed += primary + reserve
             taken.append((meter_id, primary, reserve))
@@ -232,9 +261,12 @@ class ReferenceFloor:
         left = self.fed.pop(table_id, Fraction(0))
         for meter_id, (fed, fed_reserve) in owed.items():
             meter = self.meters[meter_id]
-            primary = max(Fraction(0), min(fed, meter.amount))
+            # Policy (README): what went above the ceiling came last, so the overflow goes first.
+            primary = max(Fraction(0), min(fed, meter.amount + meter.overflow))
+            from_overflow = min(primary, meter.overflow)
             reserve = max(Fraction(0), min(fed_reserve, meter.reserve))
-            meter.amount -= primary
+            meter.overflow -= from_overflow
+            meter.amount -= primary - from_overflow
             meter.reserve -= reserve
             meter.contributed -= primary + reserve
             left -= primary + reserve

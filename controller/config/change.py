@@ -5,6 +5,11 @@ that changes a live meter's definition (rates, paytable, reseed) is scheduled an
 every meter it changes is at a safe point (industry practice, rules README): right after that
 meter's next 100% hit, or when no table linked to it is mid-round. A meter with money on it is
 never removed, and a table is never changed mid-round.
+
+A meter's ceiling and overflow are not waited for: a ceiling may be raised at any time, and
+lowered only to an amount not below what the meter holds now (Maryland COMAR 36.04.01.30); a
+change below is refused with the reason. A configuration that changes a ceiling and something
+else waits for the safe point as a whole.
 """
 
 from __future__ import annotations
@@ -17,8 +22,10 @@ from controller.meter import seed_meter
 from controller.model.commands import ActivateConfig
 from controller.model.errors import RuleViolation
 from controller.model.events import ConfigActivated, ConfigChangeScheduled, Event, ProgressiveHit
+from controller.model.money import format_subunits
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import RoundSettled, RoundVoided, TableEvent
+from controller.transfer import check_retired_stay_retired
 
 
 def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
@@ -27,6 +34,8 @@ def activate(state: FloorState, command: ActivateConfig) -> tuple[Event, ...]:
     changed: tuple[str, ...] = ()
     if state.config is not None:
         _check_tables(state, state.config, config)
+        _check_ceilings(state, state.config, config)
+        check_retired_stay_retired(state, config)
         changed = _changed_meters(state.config, config)
     activated = ConfigActivated(
         version=state.config_version + 1,
@@ -64,7 +73,28 @@ def _changed_meters(old: FloorConfig, new: FloorConfig) -> tuple[str, ...]:
         if meter_id not in new.meters:
             msg = f"meter {meter_id!r} would vanish; a meter with money on it is never removed"
             raise RuleViolation(msg)
-    return tuple(m for m, meter in old.meters.items() if new.meters[m] != meter)
+    return tuple(
+        m
+        for m, meter in old.meters.items()
+        if new.meters[m].without_limits() != meter.without_limits()
+    )
+
+
+def _check_ceilings(state: FloorState, old: FloorConfig, new: FloorConfig) -> None:
+    """A changed ceiling is never below what the meter holds now (Maryland COMAR 36.04.01.30)."""
+    for meter_id, definition in new.meters.items():
+        before = old.meters.get(meter_id)
+        ceiling = definition.ceiling_sub
+        meter = state.meters.get(meter_id)
+        if ceiling is None or meter is None or (before and before.ceiling_sub == ceiling):
+            continue
+        if ceiling < meter.amount_sub:
+            msg = (
+                f"meter {meter_id!r} stands at {format_subunits(meter.amount_sub)}: its ceiling "
+                f"may be lowered only to that amount or above, not to "
+                f"{format_subunits(ceiling)} (Maryland COMAR 36.04.01.30)"
+            )
+            raise RuleViolation(msg)
 
 
 def _check_tables(state: FloorState, old: FloorConfig, new: FloorConfig) -> None:

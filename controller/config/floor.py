@@ -10,9 +10,11 @@ names the file, the key and what was expected. Structure (see
 
     [policy]                              settlement choices the rule texts leave open
     [progressives.<id>]                   a paytable: hand, seed/reseed "for 1", rates, pays, envy
-    [meters.<id>]                         a meter: which progressive it runs, optional ceiling
+    [meters.<id>]                         a meter: which progressive it runs, optional ceiling and
+                                          overflow ("carry" or "divert:<meter_id>")
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
     [communication]                       optional: table_silence_limit_seconds (default 30)
+    venue = "..."; name = "..."           optional names players read on signs (`display`)
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from controller.config.display import display_name, toml_error
 from controller.config.parts import (
     Award,
     Communication,
@@ -45,6 +48,7 @@ __all__ = [
     "Policy",
     "ProgressiveDef",
     "TableDef",
+    "forget_logged_configs",
     "load_floor_config",
     "logged_config",
     "parse_award",
@@ -86,6 +90,8 @@ class ProgressiveDef:
     verify_for_one_from: Fraction | None = None
     """"for 1" awards at or above this need floorperson verification (649a.11(c)(8)(ii): a Five
     Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
+    name: str = ""
+    """What players call it on a sign ("Five Card Bonus"); "" shows the id."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -96,6 +102,28 @@ class MeterDef:
     progressive: ProgressiveDef
     unit_cents: int
     ceiling_cents: int | None
+    name: str = ""
+    """The sign's name for this meter; "" uses the progressive's name."""
+    divert_to: str = ""
+    """``overflow = "divert:<meter_id>"``: what a contribution would put above the ceiling goes to
+    that meter; "" (``overflow = "carry"``, the default): it is carried in this meter's overflow
+    until the next 100% hit (NY 5320.8, NJ 13:69E-1.39A)."""
+
+    @property
+    def ceiling_sub(self) -> int | None:
+        """The ceiling in sub-units; None when the meter has none."""
+        return None if self.ceiling_cents is None else self.ceiling_cents * SUBUNITS_PER_CENT
+
+    def without_limits(self) -> MeterDef:
+        """The definition without its ceiling and overflow: the parts that wait for a safe point
+        (a ceiling may be raised any time, Maryland COMAR 36.04.01.30)."""
+        return MeterDef(
+            meter_id=self.meter_id,
+            progressive=self.progressive,
+            unit_cents=self.unit_cents,
+            ceiling_cents=None,
+            name=self.name,
+        )
 
     @property
     def seed_subunits(self) -> int:
@@ -129,6 +157,8 @@ class FloorConfig:
     meters: Mapping[str, MeterDef]
     tables: Mapping[str, TableDef]
     communication: Communication = field(default_factory=Communication)
+    venue: str = ""
+    """The venue's title on signs (optional)."""
 
 
 #: Parsed configurations by digest. Parsing is pure, so a memo changes no result; it only keeps a
@@ -152,14 +182,21 @@ def logged_config(digest: str, text: str, source: str) -> FloorConfig:
     return config
 
 
+def forget_logged_configs() -> None:
+    """Empty the memo of `logged_config`, as a fresh process has it (benchmarks of a restart)."""
+    _PARSED.clear()
+
+
 def load_floor_config(text: str, source: str) -> FloorConfig:
     """Parse and check a floor configuration; raise ConfigError naming ``source`` and the key."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, "(file)", f"valid TOML ({exc})") from exc
+        where, what = toml_error(str(exc))
+        raise ConfigError(source, where, f"not valid TOML: {what}") from exc
     root = ConfigReader(source, "", data)
     known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
+    known.add("venue")
     root.only_keys(known)
     policy = _policy(root.table("policy", required=False))
     progressives = {
@@ -179,6 +216,7 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
         meters=meters,
         tables=tables,
         communication=parse_communication(root.table("communication", required=False)),
+        venue=display_name(root, "venue"),
     )
 
 
@@ -214,6 +252,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
             "bonuses",
             "wager_on",
             "verify_for_one_from",
+            "name",
         }
     )
     hand = reader.choice("hand", HAND_SOURCES, None)
@@ -232,6 +271,7 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
         verify_for_one_from=reader.fraction("verify_for_one_from")
         if reader.has("verify_for_one_from")
         else None,
+        name=display_name(reader, "name"),
     )
 
 
@@ -272,14 +312,17 @@ def _meters(
     progressive_ids = tuple(progressives)
     for mid in reader.names():
         entry = reader.table(mid)
-        entry.only_keys({"progressive", "ceiling"})
+        entry.only_keys({"progressive", "ceiling", "overflow", "wager_unit", "name"})
         pid = entry.choice("progressive", progressive_ids, None)
         units = set(units_of.get(mid, ()))
+        if entry.has("wager_unit"):  # a meter leaving the floor keeps its unit
+            units = units | {entry.cents("wager_unit")}
         if len(units) != 1:
             raise entry.error(
                 "progressive",
                 "a meter linked to at least one table, all of one "
-                f"wager unit (found units {sorted(units)} in cents)",
+                f"wager unit (found units {sorted(units)} in cents; a meter whose links were "
+                "removed names its own wager_unit, the same as its tables had)",
             )
         unit = units.pop()
         definition = progressives[pid]
@@ -291,9 +334,53 @@ def _meters(
             )
         ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
         meters[mid] = MeterDef(
-            meter_id=mid, progressive=definition, unit_cents=unit, ceiling_cents=ceiling
+            meter_id=mid,
+            progressive=definition,
+            unit_cents=unit,
+            ceiling_cents=ceiling,
+            name=display_name(entry, "name"),
+            divert_to=_overflow(entry, mid, ceiling, set(reader.names())),
         )
+        _check_ceiling(entry, meters[mid])
+    _check_diverts(reader, meters)
     return meters
+
+
+def _overflow(entry: ConfigReader, mid: str, ceiling: int | None, known: set[str]) -> str:
+    """``overflow``: "carry" (default) or "divert:<meter_id>" of another meter on this floor."""
+    if not entry.has("overflow"):
+        return ""
+    text = entry.string("overflow")
+    if ceiling is None:
+        raise entry.error("overflow", "no overflow without a ceiling (set ceiling first)")
+    if text == "carry":
+        return ""
+    target = text.removeprefix("divert:")
+    if not text.startswith("divert:") or target not in known or target == mid:
+        raise entry.error(
+            "overflow", f'"carry" or "divert:<another meter under [meters]>", got {text!r}'
+        )
+    return target
+
+
+def _check_ceiling(entry: ConfigReader, meter: MeterDef) -> None:
+    """A ceiling at or above the seed and the reseed: a meter must be able to start."""
+    ceiling = meter.ceiling_sub
+    if ceiling is not None and ceiling < max(meter.seed_subunits, meter.reseed_subunits):
+        raise entry.error("ceiling", "an amount at least the meter's seed and reseed")
+
+
+def _check_diverts(reader: ConfigReader, meters: Mapping[str, MeterDef]) -> None:
+    """Diverts never form a loop (money sent round a cycle of full meters would never land)."""
+    for start in meters:
+        seen, current = {start}, meters[start].divert_to
+        while current:
+            if current in seen:
+                raise reader.table(start).error(
+                    "overflow", f"a divert chain without a loop (it comes back to {current!r})"
+                )
+            seen.add(current)
+            current = meters[current].divert_to
 
 
 def _check_link_targets(

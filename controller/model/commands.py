@@ -55,4 +55,19 @@ class PayHit:
     occurred_at: str
 
 
-OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TransferMeter:
+    """Move a meter's whole pool (amount, reserve, overflow) to another meter and retire it: a game
+    leaves the floor (PA 44 Pa.B. 599; Indiana 68 IAC 2-6-33). Dual control: ``by`` and
+    ``approved_by`` are two different supervisors; the edge authenticates both."""
+
+    command_id: str
+    meter_id: str
+    to_meter_id: str
+    by: str
+    approved_by: str
+    reason: str
+    occurred_at: str
+
+
+OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter

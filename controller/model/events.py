@@ -70,6 +70,31 @@ class ContributionRecorded:
     reserve_sub: int
     meter_seq: int
     occurred_at: str
+    overflow_sub: int = 0
+    """The part of ``primary_sub`` above the meter's ceiling carried in its overflow (NY 5320.8,
+    NJ 13:69E-1.39A: the meter never shows more than its ceiling)."""
+    diverted_sub: int = 0
+    """The part of ``primary_sub`` above the ceiling sent on to ``divert_to``."""
+    divert_to: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContributionDiverted:
+    """The part of a contribution above another meter's ceiling, arriving on this meter
+    (``overflow = "divert:<this meter>"``). A transfer in: it is not this meter's contribution, and
+    it may itself be capped by this meter's ceiling (carried, or sent on further)."""
+
+    TYPE: ClassVar[str] = "contribution_diverted"
+    meter_id: str
+    from_meter_id: str
+    table_id: str
+    round_id: str
+    amount_sub: int
+    meter_seq: int
+    occurred_at: str
+    overflow_sub: int = 0
+    diverted_sub: int = 0
+    divert_to: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +118,9 @@ class ContributionsReversed:
     occurred_at: str
     requested_primary_sub: int = 0
     requested_reserve_sub: int = 0
+    overflow_sub: int = 0
+    """Of ``primary_sub``, the part taken back from the overflow (the round's last contributions
+    above the ceiling went there, so they are taken back first)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -130,6 +158,10 @@ class ProgressiveHit:
     meter_seq: int
     occurred_at: str
     reset: bool = False
+    overflow_before_sub: int = 0
+    overflow_after_sub: int = 0
+    """A 100% hit restarts the meter at reseed + reserve + overflow; what would take the new
+    start above the ceiling stays in the overflow (NY 5320.8). A partial hit leaves it alone."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -185,6 +217,42 @@ class MeterCorrected:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MeterTransferredOut:
+    """A meter's whole pool moved to another meter under dual control; the meter is retired: it
+    accepts nothing more and stays in every report (PA 44 Pa.B. 599; Indiana 68 IAC 2-6-33)."""
+
+    TYPE: ClassVar[str] = "meter_transferred_out"
+    meter_id: str
+    to_meter_id: str
+    amount_sub: int
+    reserve_sub: int
+    overflow_sub: int
+    by: str
+    approved_by: str
+    reason: str
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeterTransferredIn:
+    """A retired meter's pool arriving: its reserve to the reserve, its overflow and whatever of its
+    amount would pass this meter's ceiling to the overflow, the rest to the meter."""
+
+    TYPE: ClassVar[str] = "meter_transferred_in"
+    meter_id: str
+    from_meter_id: str
+    amount_sub: int
+    reserve_sub: int
+    overflow_sub: int
+    by: str
+    approved_by: str
+    reason: str
+    meter_seq: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HitValidated:
     """A floorperson or above validated a progressive hit (649a.11(c)(5)(iii))."""
 
@@ -219,7 +287,14 @@ class EventRejected:
 
 
 MeterEvent = (
-    MeterSeeded | ContributionRecorded | ContributionsReversed | ProgressiveHit | MeterCorrected
+    MeterSeeded
+    | ContributionRecorded
+    | ContributionDiverted
+    | ContributionsReversed
+    | ProgressiveHit
+    | MeterCorrected
+    | MeterTransferredOut
+    | MeterTransferredIn
 )
 DerivedEvent = (
     ConfigActivated
@@ -239,9 +314,12 @@ DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
         ConfigChangeScheduled,
         MeterSeeded,
         ContributionRecorded,
+        ContributionDiverted,
         ContributionsReversed,
         ProgressiveHit,
         MeterCorrected,
+        MeterTransferredOut,
+        MeterTransferredIn,
         FixedAwarded,
         EnvyAwarded,
         HitValidated,

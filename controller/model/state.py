@@ -92,7 +92,7 @@ class MeterState:
     """A meter and the running totals that explain it.
 
     Conservation (checked by property tests): seeded + contributed - paid + corrected
-    == amount + reserve, in sub-units, at every step.
+    + transferred == amount + reserve + overflow, in sub-units, at every step.
     """
 
     meter_id: str
@@ -105,13 +105,30 @@ class MeterState:
     corrected_sub: int = 0
     hits: int = 0
     seq: int = 0
+    overflow_sub: int = 0
+    """Contributions above the ceiling, carried to the next 100% hit's restart (NY 5320.8)."""
+    transferred_sub: int = 0
+    """Net money moved in (+) or out (-) by other meters' diverts and by transfers."""
+    retired: bool = False
+    """Its pool was transferred away: it accepts nothing more, and stays in every report."""
     open_rounds: Map[str, tuple[str, int, int]] = field(default_factory=Map)
     """Per table, the round whose contributions are still in this meter: (round_id, primary_sub,
-    reserve_sub). A void reverses at most this; a 100% hit pays it out and clears it."""
+    reserve_sub). A void reverses at most this; a 100% hit pays it out and clears it. The primary
+    part is what stayed in this meter's pool (meter or overflow), not what was diverted."""
 
     def explained_sub(self) -> int:
-        """What the events say the meter and reserve together must hold."""
-        return self.seeded_sub + self.contributed_sub - self.paid_sub + self.corrected_sub
+        """What the events say the meter, its reserve and its overflow together must hold."""
+        return (
+            self.seeded_sub
+            + self.contributed_sub
+            - self.paid_sub
+            + self.corrected_sub
+            + self.transferred_sub
+        )
+
+    def held_sub(self) -> int:
+        """What the meter, its reserve and its overflow hold: the pool's whole liability."""
+        return self.amount_sub + self.reserve_sub + self.overflow_sub
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -16,11 +16,13 @@ View = dict[str, object]
 
 
 def meter_view(meter: MeterState) -> View:
-    """One meter as signage and accounting read it."""
+    """One meter as signage and accounting read it. ``overflow`` is what was contributed above the
+    ceiling and is carried to the next 100% hit's restart (never shown on the sign as the meter)."""
     return {
         "meter_id": meter.meter_id,
         "amount": format_subunits(meter.amount_sub),
         "reserve": format_subunits(meter.reserve_sub),
+        "overflow": format_subunits(meter.overflow_sub),
         "contributed": format_subunits(meter.contributed_sub),
         "paid": format_subunits(meter.paid_sub),
         "hits": meter.hits,

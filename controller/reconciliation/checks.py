@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from controller.ceiling import split_at_ceiling
 from controller.config.floor import MeterDef
 from controller.model.events import (
     AwardShare,
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT, format_subunits_exact, percent_of_meter_cents
@@ -31,6 +34,23 @@ def check_sequence(meter: MeterState, event: MeterEvent) -> list[str]:
     if event.meter_seq == meter.seq + 1:
         return []
     return [f"meter_seq {event.meter_seq} follows {meter.seq}: expected {meter.seq + 1}"]
+
+
+def check_retired(meter: MeterState, event: MeterEvent) -> list[str]:
+    """A retired meter accepts nothing more; a transfer out moves its whole pool (44 Pa.B. 599)."""
+    if meter.retired:
+        return [f"{event.TYPE} on meter {meter.meter_id}, which was retired by a transfer"]
+    if not isinstance(event, MeterTransferredOut):
+        return []
+    moved = (event.amount_sub, event.reserve_sub, event.overflow_sub)
+    held = (meter.amount_sub, meter.reserve_sub, meter.overflow_sub)
+    if moved == held:
+        return []
+    return [
+        "transfer moves " + " / ".join(format_subunits_exact(m) for m in moved) + " but the "
+        "meter held " + " / ".join(format_subunits_exact(h) for h in held) + " (meter / reserve / "
+        "overflow)"
+    ]
 
 
 def check_level(meter: MeterState) -> list[str]:
@@ -118,14 +138,41 @@ def check_hit(meter: MeterState, hit: ProgressiveHit, definition: MeterDef | Non
     if _total(hit.winners) != hit.amount_cents:
         problems.append(f"winners' parts add up to {_total(hit.winners)}, not {hit.amount_cents}")
     released = hit.reserve_before_sub - hit.reserve_after_sub
+    released += hit.overflow_before_sub - hit.overflow_after_sub
     after = hit.meter_before_sub - hit.amount_cents * SUBUNITS_PER_CENT + hit.reseed_sub + released
     if after != hit.meter_after_sub:
         problems.append(
             f"meter after {format_subunits_exact(hit.meter_after_sub)} does not follow from "
-            f"before - paid + reseed + reserve released ({format_subunits_exact(after)})"
+            f"before - paid + reseed + reserve and overflow released "
+            f"({format_subunits_exact(after)})"
         )
     problems += _reset(hit, share, definition)
     return problems
+
+
+def check_ceiling(
+    meter: MeterState,
+    event: ContributionRecorded | ContributionDiverted,
+    definition: MeterDef | None,
+) -> list[str]:
+    """The meter stops at its ceiling and not before; the rest is carried or diverted as configured
+    (NY 5320.8, NJ 13:69E-1.39A). Without a configuration there is nothing to check against."""
+    if definition is None:
+        return []
+    arriving = event.primary_sub if isinstance(event, ContributionRecorded) else event.amount_sub
+    kept, overflow, diverted = split_at_ceiling(meter, definition, arriving)
+    if (overflow, diverted) == (event.overflow_sub, event.diverted_sub) and (
+        not diverted or event.divert_to == definition.divert_to
+    ):
+        return []
+    return [
+        f"of {format_subunits_exact(arriving)} the meter kept "
+        f"{format_subunits_exact(arriving - event.overflow_sub - event.diverted_sub)}, carried "
+        f"{format_subunits_exact(event.overflow_sub)} and diverted "
+        f"{format_subunits_exact(event.diverted_sub)} to {event.divert_to or '-'}; its ceiling "
+        f"says {format_subunits_exact(kept)}, {format_subunits_exact(overflow)} and "
+        f"{format_subunits_exact(diverted)} to {definition.divert_to or '-'}"
+    ]
 
 
 def _priced(meter: MeterState, hit: ProgressiveHit) -> list[str]:
@@ -155,6 +202,8 @@ def _reset(hit: ProgressiveHit, share: Fraction | None, definition: MeterDef | N
             f"reseed {format_subunits_exact(hit.reseed_sub)}, expected "
             f"{format_subunits_exact(reseed)}"
         )
+    if not full and hit.overflow_after_sub != hit.overflow_before_sub:
+        problems.append("a partial award must leave the overflow alone")
     if hit.reserve_after_sub != (0 if full else hit.reserve_before_sub):
         problems.append(
             f"reserve after {format_subunits_exact(hit.reserve_after_sub)}: a "

@@ -7,10 +7,14 @@ frozen `MeterReport`, built once when the period closes.
 
 The balance, to the sub-unit (README "Money"; rules README 6-7)::
 
-    closing meter   = opening meter + primary contributed - primary reversed + seeds + reseeds
-                      - paid + reserve released by 100% hits + meter corrections
-    closing reserve = opening reserve + reserve contributed - reserve reversed
-                      - reserve released + reserve corrections
+    closing meter    = opening meter + primary contributed - carried to overflow - diverted out
+                       + diverted in - primary reversed (less its overflow part) + seeds + reseeds
+                       - paid + reserve and overflow released by 100% hits + meter corrections
+    closing reserve  = opening reserve + reserve contributed - reserve reversed
+                       - reserve released + reserve corrections
+    closing overflow = opening overflow + carried - reversed from it - released by 100% hits
+
+and each pool also less what a transfer moved out (the meter retires) plus what one moved in.
 
 The closing values come from `controller.meter.evolve_meter`, the same fold the live system runs,
 which takes a hit's ``meter_after_sub`` as recorded; the flows are summed from the events' own
@@ -25,19 +29,24 @@ from collections import deque
 from controller.config.floor import MeterDef
 from controller.meter import evolve_meter
 from controller.model.events import (
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT
 from controller.model.state import MeterState, fast_replace
 from controller.reconciliation.checks import (
+    check_ceiling,
     check_contribution,
     check_hit,
     check_level,
+    check_retired,
     check_seed,
     check_sequence,
 )
@@ -80,11 +89,10 @@ class MeterLedger:
         self.last_hits: deque[HitRow] = deque(maxlen=LAST_HITS)
         self.findings: list[Finding] = []
         self.behind: list[int] = []  # positions after which closing - expected changed
-        self._gap = (0, 0)
+        self._gap = (0, 0, 0)
         self.splits = 0
         self.validated = 0
         self.paid = 0
-        self.above_ceiling_sub = 0
 
     def open(self) -> None:
         """The period starts here: the state so far is the opening."""
@@ -98,11 +106,14 @@ class MeterLedger:
     def apply(self, position: int, at: str, event: MeterEvent, definition: MeterDef | None) -> None:
         """Check the event against the meter as it stands, count its flows, then apply it."""
         self.flag(position, "sequence", check_sequence(self.state, event))
+        self.flag(position, "retired", check_retired(self.state, event))
         if self.is_open:
             self._count(position, at, event, definition)
         if isinstance(event, ProgressiveHit):
             self.flag(position, "hit", check_hit(self.state, event, definition))
             self.last_hits.append(HitRow.of(position, event))
+        if isinstance(event, ContributionRecorded | ContributionDiverted):
+            self.flag(position, "ceiling", check_ceiling(self.state, event, definition))
         self.state = evolve_meter(self.state, event)
         self.flag(position, "negative", check_level(self.state))
         gap = self.gap()
@@ -120,13 +131,21 @@ class MeterLedger:
                 self.flows = fast_replace(f, seeded_sub=f.seeded_sub + event.amount_sub)
             case ContributionRecorded():
                 self.flag(position, "contribution", check_contribution(event, definition))
-                self._contribution(event, definition)
+                self._contribution(event)
+            case ContributionDiverted():
+                self.flows = fast_replace(
+                    f,
+                    diverted_in_sub=f.diverted_in_sub + event.amount_sub,
+                    to_overflow_sub=f.to_overflow_sub + event.overflow_sub,
+                    diverted_out_sub=f.diverted_out_sub + event.diverted_sub,
+                )
             case ContributionsReversed():
                 self.flows = fast_replace(
                     f,
                     reversed_count=f.reversed_count + event.count,
                     reversed_primary_sub=f.reversed_primary_sub + event.primary_sub,
                     reversed_reserve_sub=f.reversed_reserve_sub + event.reserve_sub,
+                    reversed_overflow_sub=f.reversed_overflow_sub + event.overflow_sub,
                 )
                 self.reversals.append(Reversal.of(position, event))
             case ProgressiveHit():
@@ -137,9 +156,14 @@ class MeterLedger:
                     released_sub=f.released_sub
                     + event.reserve_before_sub
                     - event.reserve_after_sub,
+                    overflow_released_sub=f.overflow_released_sub
+                    + event.overflow_before_sub
+                    - event.overflow_after_sub,
                 )
                 self.splits += event.on == "dealer" and len(event.winners) > 1
                 self.award("progressive", event.hand, event.amount_cents)
+            case MeterTransferredOut() | MeterTransferredIn():
+                self._moved(event)
             case MeterCorrected():
                 self.flows = fast_replace(
                     f,
@@ -148,13 +172,26 @@ class MeterLedger:
                 )
                 self.corrections.append(Correction.of(position, at, event))
 
-    def _contribution(self, event: ContributionRecorded, definition: MeterDef | None) -> None:
+    def _moved(self, event: MeterTransferredOut | MeterTransferredIn) -> None:
+        """A transfer out (the meter retires) or in, by pool, to the sub-unit."""
+        parts = (event.amount_sub, event.reserve_sub, event.overflow_sub)
+        f = self.flows
+        if isinstance(event, MeterTransferredOut):
+            total = tuple(a + b for a, b in zip(f.moved_out, parts, strict=True))
+            self.flows = fast_replace(f, moved_out=total)
+        else:
+            total = tuple(a + b for a, b in zip(f.moved_in, parts, strict=True))
+            self.flows = fast_replace(f, moved_in=total)
+
+    def _contribution(self, event: ContributionRecorded) -> None:
         f = self.flows
         self.flows = fast_replace(
             f,
             contributed_count=f.contributed_count + 1,
             contributed_primary_sub=f.contributed_primary_sub + event.primary_sub,
             contributed_reserve_sub=f.contributed_reserve_sub + event.reserve_sub,
+            to_overflow_sub=f.to_overflow_sub + event.overflow_sub,
+            diverted_out_sub=f.diverted_out_sub + event.diverted_sub,
         )
         wager = event.wager if event.on == "own" else f"{event.wager} on {event.on}"
         for key, table in ((event.table_id, self.by_table), (wager, self.by_wager)):
@@ -163,11 +200,6 @@ class MeterLedger:
             counts[1] += event.wager_cents
             counts[2] += event.primary_sub
             counts[3] += event.reserve_sub
-        if definition is not None and definition.ceiling_cents is not None:
-            # The part of this contribution that took the meter above its ceiling.
-            ceiling = definition.ceiling_cents * SUBUNITS_PER_CENT
-            before = self.state.amount_sub
-            self.above_ceiling_sub += max(0, before + event.primary_sub - max(before, ceiling))
 
     def award(self, kind: str, hand: str, cents: int) -> None:
         """An award in the period: progressive (from the meter), fixed or envy (from the table)."""
@@ -176,17 +208,15 @@ class MeterLedger:
             line[0] += 1
             line[1] += cents
 
-    def gap(self) -> tuple[int, int]:
-        """(meter, reserve) as folded minus as opening plus flows; (0, 0) when it adds up."""
-        expected = self.flows.expected(self.opening.amount_sub, self.opening.reserve_sub)
-        return self.state.amount_sub - expected[0], self.state.reserve_sub - expected[1]
+    def gap(self) -> tuple[int, int, int]:
+        """(meter, reserve, overflow) as folded minus as opening plus flows; 0s when it adds up."""
+        o, s = self.opening, self.state
+        amount, reserve, overflow = self.flows.expected(o.amount_sub, o.reserve_sub, o.overflow_sub)
+        return s.amount_sub - amount, s.reserve_sub - reserve, s.overflow_sub - overflow
 
     def report(self, definition: MeterDef | None, outstanding: tuple[str, ...]) -> MeterReport:
         """The frozen report of the period, as it stands now (called when the period closes)."""
         ceiling = None if definition is None else definition.ceiling_cents
-        overflow = 0
-        if ceiling is not None:
-            overflow = max(0, self.state.amount_sub - ceiling * SUBUNITS_PER_CENT)
         return MeterReport(
             meter_id=self.state.meter_id,
             opening=self.opening,
@@ -205,8 +235,8 @@ class MeterLedger:
             hits_paid=self.paid,
             outstanding_hits=outstanding,
             ceiling_cents=ceiling,
-            overflow_sub=overflow,
-            above_ceiling_sub=self.above_ceiling_sub,
+            overflow_sub=self.state.overflow_sub,
+            above_ceiling_sub=self.flows.to_overflow_sub + self.flows.diverted_out_sub,
             last_hits=tuple(reversed(self.last_hits)),
             behind=tuple(self.behind),
         )

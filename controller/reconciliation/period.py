@@ -186,18 +186,34 @@ class Flows:
     released_sub: int = 0  # reserve moved onto the meter by 100% hits
     corrected_amount_sub: int = 0
     corrected_reserve_sub: int = 0
+    to_overflow_sub: int = 0  # primary (own or diverted in) carried above the ceiling
+    diverted_out_sub: int = 0  # sent on to another meter above the ceiling
+    diverted_in_sub: int = 0  # arrived from another meter's excess
+    reversed_overflow_sub: int = 0  # of reversed_primary_sub, the part taken from the overflow
+    overflow_released_sub: int = 0  # overflow moved onto the meter by 100% hits
+    moved_out: tuple[int, int, int] = (0, 0, 0)  # (meter, reserve, overflow) transferred away
+    moved_in: tuple[int, int, int] = (0, 0, 0)  # (meter, reserve, overflow) transferred here
 
-    def expected(self, opening_amount_sub: int, opening_reserve_sub: int) -> tuple[int, int]:
-        """(meter, reserve) that the opening and these flows say the meter must close at."""
+    def expected(
+        self, opening_amount_sub: int, opening_reserve_sub: int, opening_overflow_sub: int = 0
+    ) -> tuple[int, int, int]:
+        """(meter, reserve, overflow) that the opening and these flows say it must close at."""
         amount = (
             opening_amount_sub
             + self.contributed_primary_sub
+            - self.to_overflow_sub
+            - self.diverted_out_sub
+            + self.diverted_in_sub
             - self.reversed_primary_sub
+            + self.reversed_overflow_sub
             + self.seeded_sub
             + self.reseeded_sub
             - self.paid_sub
             + self.released_sub
+            + self.overflow_released_sub
             + self.corrected_amount_sub
+            - self.moved_out[0]
+            + self.moved_in[0]
         )
         reserve = (
             opening_reserve_sub
@@ -205,8 +221,18 @@ class Flows:
             - self.reversed_reserve_sub
             - self.released_sub
             + self.corrected_reserve_sub
+            - self.moved_out[1]
+            + self.moved_in[1]
         )
-        return amount, reserve
+        overflow = (
+            opening_overflow_sub
+            + self.to_overflow_sub
+            - self.reversed_overflow_sub
+            - self.overflow_released_sub
+            - self.moved_out[2]
+            + self.moved_in[2]
+        )
+        return amount, reserve, overflow
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -228,26 +254,28 @@ class MeterReport:
     hits_paid: int
     outstanding_hits: tuple[str, ...]
     ceiling_cents: int | None
-    overflow_sub: int
-    above_ceiling_sub: int
+    overflow_sub: int  # carried at the closing
+    above_ceiling_sub: int  # contributed above the ceiling in the period (carried or diverted)
     last_hits: tuple[HitRow, ...]  # newest first
     behind: tuple[int, ...]
 
     @property
-    def expected(self) -> tuple[int, int]:
-        """(meter, reserve) the opening plus the flows say."""
-        return self.flows.expected(self.opening.amount_sub, self.opening.reserve_sub)
+    def expected(self) -> tuple[int, int, int]:
+        """(meter, reserve, overflow) the opening plus the flows say."""
+        o = self.opening
+        return self.flows.expected(o.amount_sub, o.reserve_sub, o.overflow_sub)
 
     @property
-    def difference(self) -> tuple[int, int]:
-        """(meter, reserve) as closed minus as expected; (0, 0) when balanced."""
-        amount, reserve = self.expected
-        return self.closing.amount_sub - amount, self.closing.reserve_sub - reserve
+    def difference(self) -> tuple[int, int, int]:
+        """(meter, reserve, overflow) as closed minus as expected; all 0 when balanced."""
+        amount, reserve, overflow = self.expected
+        c = self.closing
+        return c.amount_sub - amount, c.reserve_sub - reserve, c.overflow_sub - overflow
 
     @property
     def balanced(self) -> bool:
-        """Whether the meter and its reserve add up to the sub-unit."""
-        return self.difference == (0, 0)
+        """Whether the meter, its reserve and its overflow add up to the sub-unit."""
+        return self.difference == (0, 0, 0)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -35,6 +35,7 @@ from controller.config.floor import FloorConfig, MeterDef, logged_config
 from controller.model.errors import ConfigError
 from controller.model.events import (
     ConfigActivated,
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -44,6 +45,8 @@ from controller.model.events import (
     HitValidated,
     MeterCorrected,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import format_subunits_exact
@@ -187,7 +190,15 @@ class _Fold:
 
     def _event(self, position: int, event: Event) -> None:
         match event:
-            case MeterSeeded() | ContributionRecorded() | ProgressiveHit() | MeterCorrected():
+            case (
+                MeterSeeded()
+                | ContributionRecorded()
+                | ContributionDiverted()
+                | ProgressiveHit()
+                | MeterCorrected()
+                | MeterTransferredOut()
+                | MeterTransferredIn()
+            ):
                 self._meter_event(position, event)
             case ContributionsReversed():
                 key = (event.table_id, event.round_id)
@@ -213,7 +224,13 @@ class _Fold:
     def _meter_event(
         self,
         position: int,
-        event: MeterSeeded | ContributionRecorded | ProgressiveHit | MeterCorrected,
+        event: MeterSeeded
+        | ContributionRecorded
+        | ContributionDiverted
+        | ProgressiveHit
+        | MeterCorrected
+        | MeterTransferredOut
+        | MeterTransferredIn,
     ) -> None:
         if isinstance(event, ContributionRecorded):
             # What each unsettled round gave each meter, so a void can be checked against it.
@@ -276,10 +293,11 @@ class _Fold:
         findings = []
         for meter in self.reports:
             if not meter.balanced:
-                amount, reserve = (format_subunits_exact(d) for d in meter.difference)
+                amount, reserve, overflow = (format_subunits_exact(d) for d in meter.difference)
                 message = (
-                    f"closing differs from opening + flows by {amount} on the meter and "
-                    f"{reserve} on the reserve; the difference changed after the events listed"
+                    f"closing differs from opening + flows by {amount} on the meter, "
+                    f"{reserve} on the reserve and {overflow} on the overflow; the difference "
+                    "changed after the events listed"
                 )
                 findings.append(Finding("balance", meter.meter_id, meter.behind, message))
         return tuple(findings)

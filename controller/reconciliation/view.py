@@ -3,10 +3,10 @@
 Meter amounts are exact decimal strings to the sub-unit ("1234.56789012", 8 decimals) so that a
 spreadsheet can re-add them to the last digit; awards, which are whole cents, have 2 decimals.
 
-The CSV is one long table, ``section, meter_id, item, count, amount, reserve, detail``. In the
-``balance`` section the rows from ``opening`` to ``corrections`` are signed so that their
-``amount`` column sums to ``expected`` (and likewise ``reserve``); ``closing`` and ``difference``
-follow.
+The CSV is one long table, ``section, meter_id, item, count, amount, reserve, overflow, detail``.
+In the ``balance`` section the rows from ``opening`` to ``corrections`` are signed so that their
+``amount`` column sums to ``expected`` (and likewise ``reserve`` and ``overflow``); ``closing`` and
+``difference`` follow.
 """
 
 from __future__ import annotations
@@ -26,10 +26,10 @@ from controller.reconciliation.period import (
 )
 
 Document = dict[str, object]
-CSV_HEADER = ("section", "meter_id", "item", "count", "amount", "reserve", "detail")
+CSV_HEADER = ("section", "meter_id", "item", "count", "amount", "reserve", "overflow", "detail")
 REGULATOR_ROWS: tuple[str, ...] = ("contributions", "contributed", "hits", "total_won")
 REGULATOR_ROWS += ("reserve", "ceiling", "overflow", "contributed_above_ceiling")
-Row = tuple[str, str, str, str, str, str, str]
+Row = tuple[str, str, str, str, str, str, str, str]
 _sub = format_subunits_exact
 
 
@@ -55,6 +55,7 @@ def state_document(state: MeterState) -> Document:
         "meter_id": state.meter_id,
         "amount": _sub(state.amount_sub),
         "reserve": _sub(state.reserve_sub),
+        "overflow": _sub(state.overflow_sub),
         "seq": state.seq,
     }
 
@@ -75,7 +76,7 @@ def meter_document(meter: MeterReport) -> Document:
     expected, difference = meter.expected, meter.difference
     return {
         "meter_id": meter.meter_id,
-        "opening": _pair(meter.opening.amount_sub, meter.opening.reserve_sub),
+        "opening": _pools(meter.opening),
         "contributions": _contributions(meter),
         "reversals": {
             "count": f.reversed_count,
@@ -87,6 +88,14 @@ def meter_document(meter: MeterReport) -> Document:
         "reseeds": _sub(f.reseeded_sub),
         "paid": _sub(f.paid_sub),
         "reserve_released": _sub(f.released_sub),
+        "overflow": {
+            "carried": _sub(f.to_overflow_sub),
+            "diverted_out": _sub(f.diverted_out_sub),
+            "diverted_in": _sub(f.diverted_in_sub),
+            "reversed": _sub(f.reversed_overflow_sub),
+            "released": _sub(f.overflow_released_sub),
+        },
+        "transfers": {"out": _pair(*f.moved_out), "in": _pair(*f.moved_in)},
         "corrections": {
             "amount": _sub(f.corrected_amount_sub),
             "reserve": _sub(f.corrected_reserve_sub),
@@ -100,7 +109,7 @@ def meter_document(meter: MeterReport) -> Document:
         "hits_validated": meter.hits_validated,
         "hits_paid": meter.hits_paid,
         "outstanding_hits": list(meter.outstanding_hits),
-        "closing": _pair(meter.closing.amount_sub, meter.closing.reserve_sub),
+        "closing": _pools(meter.closing),
         "expected": _pair(*expected),
         "difference": _pair(*difference),
         "balanced": meter.balanced,
@@ -119,8 +128,16 @@ def _contributions(meter: MeterReport) -> Document:
     }
 
 
-def _pair(amount_sub: int, reserve_sub: int) -> Document:
-    return {"amount": _sub(amount_sub), "reserve": _sub(reserve_sub)}
+def _pair(amount_sub: int, reserve_sub: int, overflow_sub: int) -> Document:
+    return {
+        "amount": _sub(amount_sub),
+        "reserve": _sub(reserve_sub),
+        "overflow": _sub(overflow_sub),
+    }
+
+
+def _pools(state: MeterState) -> Document:
+    return _pair(state.amount_sub, state.reserve_sub, state.overflow_sub)
 
 
 def _tally(name: str, key: str, tally: Tally) -> Document:
@@ -201,41 +218,48 @@ def csv_rows(report: Report) -> Iterator[Row]:
         yield from _detail_rows(meter)
     for finding in report.findings:
         where = " ".join(str(p) for p in finding.positions)
-        yield (
-            "finding",
-            finding.meter_id,
-            finding.kind,
-            "",
-            "",
-            "",
-            f"positions {where}: {finding.message}",
-        )
+        message = f"positions {where}: {finding.message}"
+        yield ("finding", finding.meter_id, finding.kind, "", "", "", "", message)
     for note in report.notes:
-        yield ("note", "", "", "", "", "", note)
+        yield ("note", "", "", "", "", "", "", note)
 
 
 def _balance_rows(m: MeterReport) -> Iterator[Row]:
-    f, mid = m.flows, m.meter_id
-    lines: list[tuple[str, int | str, int, int]] = [
-        ("opening", "", m.opening.amount_sub, m.opening.reserve_sub),
+    f, mid, o, c = m.flows, m.meter_id, m.opening, m.closing
+    reversed_meter = -f.reversed_primary_sub + f.reversed_overflow_sub
+    lines: list[tuple[str, int | str, int, int, int]] = [
+        ("opening", "", o.amount_sub, o.reserve_sub, o.overflow_sub),
         (
             "contributions",
             f.contributed_count,
             f.contributed_primary_sub,
             f.contributed_reserve_sub,
+            0,
         ),
-        ("reversals", f.reversed_count, -f.reversed_primary_sub, -f.reversed_reserve_sub),
-        ("seeds", "", f.seeded_sub, 0),
-        ("reseeds", "", f.reseeded_sub, 0),
-        ("paid", "", -f.paid_sub, 0),
-        ("reserve_released", "", f.released_sub, -f.released_sub),
-        ("corrections", len(m.corrections), f.corrected_amount_sub, f.corrected_reserve_sub),
+        ("carried_to_overflow", "", -f.to_overflow_sub, 0, f.to_overflow_sub),
+        ("diverted_out", "", -f.diverted_out_sub, 0, 0),
+        ("diverted_in", "", f.diverted_in_sub, 0, 0),
+        (
+            "reversals",
+            f.reversed_count,
+            reversed_meter,
+            -f.reversed_reserve_sub,
+            -f.reversed_overflow_sub,
+        ),
+        ("seeds", "", f.seeded_sub, 0, 0),
+        ("reseeds", "", f.reseeded_sub, 0, 0),
+        ("paid", "", -f.paid_sub, 0, 0),
+        ("reserve_released", "", f.released_sub, -f.released_sub, 0),
+        ("overflow_released", "", f.overflow_released_sub, 0, -f.overflow_released_sub),
+        ("corrections", len(m.corrections), f.corrected_amount_sub, f.corrected_reserve_sub, 0),
+        ("transferred_out", "", -f.moved_out[0], -f.moved_out[1], -f.moved_out[2]),
+        ("transferred_in", "", *f.moved_in),
         ("expected", "", *m.expected),
-        ("closing", "", m.closing.amount_sub, m.closing.reserve_sub),
+        ("closing", "", c.amount_sub, c.reserve_sub, c.overflow_sub),
         ("difference", "", *m.difference),
     ]
-    for item, count, amount, reserve in lines:
-        yield ("balance", mid, item, str(count), _sub(amount), _sub(reserve), "")
+    for item, count, amount, reserve, overflow in lines:
+        yield ("balance", mid, item, str(count), _sub(amount), _sub(reserve), _sub(overflow), "")
 
 
 def _detail_rows(m: MeterReport) -> Iterator[Row]:
@@ -243,27 +267,21 @@ def _detail_rows(m: MeterReport) -> Iterator[Row]:
     for section, tallies in (("by_table", m.by_table), ("by_wager", m.by_wager)):
         for key, t in tallies:
             wagers = f"wagers {format_cents(t.wager_cents)}"
-            yield (
-                section,
-                mid,
-                key,
-                str(t.count),
-                _sub(t.primary_sub),
-                _sub(t.reserve_sub),
-                wagers,
-            )
+            primary, reserve = _sub(t.primary_sub), _sub(t.reserve_sub)
+            yield (section, mid, key, str(t.count), primary, reserve, "", wagers)
     for a in m.awards:
-        yield ("awards", mid, f"{a.kind}:{a.hand}", str(a.count), format_cents(a.cents), "", "")
+        amount = format_cents(a.cents)
+        yield ("awards", mid, f"{a.kind}:{a.hand}", str(a.count), amount, "", "", "")
     yield from _event_rows(m)
     regulator = _regulator(m)
     for key in REGULATOR_ROWS:
         value = regulator[key]
-        yield ("regulator", mid, key, "", "" if value is None else str(value), "", "")
+        yield ("regulator", mid, key, "", "" if value is None else str(value), "", "", "")
     for h in m.last_hits:
         meter = f"meter {_sub(h.meter_before_sub)} -> {_sub(h.meter_after_sub)}"
         detail = f"position {h.position} {h.hand} {' '.join(h.cards)} {meter}"
         round_id = f"{h.table_id}/{h.round_id}"
-        yield ("last_hits", mid, round_id, "", format_cents(h.amount_cents), "", detail)
+        yield ("last_hits", mid, round_id, "", format_cents(h.amount_cents), "", "", detail)
 
 
 def _event_rows(m: MeterReport) -> Iterator[Row]:
@@ -272,8 +290,8 @@ def _event_rows(m: MeterReport) -> Iterator[Row]:
         detail = f"position {r.position} at {r.occurred_at}: {r.reason}"
         primary, reserve = _sub(r.primary_sub), _sub(r.reserve_sub)
         round_id = f"{r.table_id}/{r.round_id}"
-        yield ("reversal", m.meter_id, round_id, str(r.count), primary, reserve, detail)
+        yield ("reversal", m.meter_id, round_id, str(r.count), primary, reserve, "", detail)
     for c in m.corrections:
         detail = f"position {c.position} at {c.occurred_at}: {c.reason}"
         amount, reserve = _sub(c.amount_delta_sub), _sub(c.reserve_delta_sub)
-        yield ("correction", m.meter_id, c.by, "", amount, reserve, detail)
+        yield ("correction", m.meter_id, c.by, "", amount, reserve, "", detail)

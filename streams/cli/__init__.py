@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from streams.cli.common import OneLineParser, run_handler
+
 #: Every subcommand: its module, and the extra its imports need ("" for the base install).
 COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("replay", "streams.cli.replay", ""),
@@ -31,7 +33,7 @@ PACKAGE = "table-jackpot-controller"
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    parser = argparse.ArgumentParser(prog="jackpot", description=__doc__.split("\n\n")[0])
+    parser = OneLineParser(prog="jackpot", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for name, module, extra in COMMANDS:
         try:
@@ -60,10 +62,10 @@ def _add_missing(sub: Any, name: str, extra: str, missing: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; the exit code is 0 on success, 2 on bad usage or configuration."""
+    """Run the command line; the exit code is 0 on success, 2 on bad usage or configuration
+    (told in one line, never a traceback: `streams.cli.common`)."""
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown and not getattr(args, "stand_in", False):
         parser.error(f"unrecognized arguments: {' '.join(unknown)}")
-    result: int = args.handler(args)
-    return result
+    return run_handler(args)

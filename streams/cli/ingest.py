@@ -13,8 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from controller.model.errors import RuleViolation
+from controller.model.errors import JackpotError, RuleViolation
 from streams.adapters.sqlite import SqliteLog
+from streams.cli.common import Progress, fail
 from streams.door.json_lines import parse_json_line
 from streams.embedded.engine import EmbeddedController
 
@@ -30,24 +31,39 @@ def add_parser(sub: Any) -> None:
     parser.set_defaults(handler=handle)
 
 
+class ConfigRefused(JackpotError):
+    """The controller refused the configuration; the message is its reason."""
+
+
 def open_controller(config: Path, db: Path, snapshot_every: int) -> EmbeddedController:
-    """An embedded controller over ``db``, restored and with ``config`` active."""
+    """An embedded controller over ``db``, restored and with ``config`` active (`ConfigRefused`
+    if the configuration is refused: no event is ingested under a configuration not in force)."""
+    text = config.read_text(encoding="utf-8")
     log = SqliteLog(db)
     controller = EmbeddedController(log, log, snapshot_every=snapshot_every)
-    controller.start(config.read_text(encoding="utf-8"), str(config))
+    started = controller.start(text, str(config))
+    if started.status == "rejected":
+        log.close()
+        raise ConfigRefused(started.reason)
     return controller
 
 
-def _batches(path: Path, size: int, controller: EmbeddedController) -> Iterator[list[object]]:
+def _batches(
+    path: Path, size: int, controller: EmbeddedController, progress: Progress
+) -> Iterator[list[object]]:
     batch: list[object] = []
+    done = 0
     with path.open("rb") as lines:
-        for line in lines:
+        for count, line in enumerate(lines, start=1):
+            done += len(line)
+            progress.update(done, count)
             if not line.strip():
                 continue
             try:
                 batch.append(parse_json_line(line))
-            except RuleViolation as exc:
-                controller.record_rejection(line.decode("utf-8", "replace"), str(exc))
+            except RuleViolation as exc:  # the door says "line:"; the file's reader says which
+                reason = str(exc).replace("line: ", f"line {count}: ", 1)
+                controller.record_rejection(line.decode("utf-8", "replace"), reason)
             if len(batch) >= size:
                 yield batch
                 batch = []
@@ -56,11 +72,20 @@ def _batches(path: Path, size: int, controller: EmbeddedController) -> Iterator[
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Ingest the file and print the outcome counts."""
+    """Ingest the file and print the outcome counts; a user's mistake is one line, exit 2."""
+    prog = "jackpot ingest"
+    if args.batch < 1 or args.snapshot_every < 1:
+        return fail(prog, "--batch and --snapshot-every must be at least 1")
+    if not args.events.is_file():
+        return fail(prog, f"{args.events}: no such events file")
+    if not args.db.parent.is_dir():
+        return fail(prog, f"{args.db.parent}: no such directory for the event log")
     controller = open_controller(args.config, args.db, args.snapshot_every)
     counts: Counter[str] = Counter()
-    for batch in _batches(args.events, args.batch, controller):
+    progress = Progress(prog, args.events.stat().st_size)
+    for batch in _batches(args.events, args.batch, controller, progress):
         counts.update(o.status for o in controller.submit(batch))
+    progress.done()
     summary = ", ".join(f"{k} {counts[k]}" for k in ("accepted", "duplicate", "rejected"))
     print(f"jackpot ingest: {summary}; log position {controller.position}", file=sys.stderr)
     return 0

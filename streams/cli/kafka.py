@@ -6,12 +6,9 @@
     jackpot kafka worker    --prefix floor1 --config FLOOR.toml    # run under a supervisor
     jackpot kafka ingest    --prefix floor1 EVENTS.jsonl           # idempotent producer
     jackpot kafka dump      --prefix floor1 --config FLOOR.toml    # meters, awards, rejected
-<<<<<<< HEAD
     jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
     jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
-=======
     jackpot kafka grant     --prefix floor1 --role worker --principal User:NAME   # ACLs
->>>>>>> wt-acls
 
 ``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). faust is imported only
 by ``worker``, so the other subcommands start fast and stay free of its warnings.
@@ -33,6 +30,7 @@ from streams.adapters.kafka.settings import add_arguments, default_bootstrap, se
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
 from streams.cli import kafka_grant
+from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
@@ -135,6 +133,8 @@ def activate(bootstrap: str, names: TopicNames, config_path: Path, *, first: boo
 def handle_ingest(args: argparse.Namespace) -> int:
     """Produce the file's events; print what was produced and skipped."""
     names = TopicNames(args.prefix)
+    if not args.events.is_file():  # before the broker is asked anything
+        return fail("jackpot kafka ingest", f"{args.events}: no such events file")
     try:
         activate_from(args)
         summary = ingest_file(args.bootstrap, names, args.events, resume=not args.no_resume)
@@ -160,8 +160,8 @@ def handle_dump(args: argparse.Namespace) -> int:
     """Print meters, awards and rejections as JSON."""
     names = TopicNames(args.prefix)
     try:
-        activate_from(args)
         config = load_floor_config(args.config.read_text(encoding="utf-8"), str(args.config))
+        activate_from(args)
         fold = read_events(args.bootstrap, names)
         meters = worker_meters(args.bootstrap, names) if args.source == "state" else fold.meters
     except JackpotError as exc:
@@ -173,11 +173,10 @@ def handle_dump(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m streams.cli.kafka SUBCOMMAND ...`` (the same as ``jackpot kafka``)."""
-    parser = argparse.ArgumentParser(prog="python -m streams.cli.kafka")
+    parser = OneLineParser(prog="python -m streams.cli.kafka")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["kafka", *(sys.argv[1:] if argv is None else argv)])
-    result: int = args.handler(args)
-    return result
+    return run_handler(args)
 
 
 if __name__ == "__main__":

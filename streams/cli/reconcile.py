@@ -7,12 +7,14 @@
          | --from 2026-11-29T11:00:00Z --to 2026-11-30T11:00:00Z
          | --after-position N [--to-position M]]
         [--format table|csv|json] [--redis URL | --service URL [--token T]]
+    jackpot reconcile --db var/jackpot.db --liability --gaming-day 2026-11-29 [--days N] ...
 
 Without a period, the whole log; how a period is cut is in `controller.reconciliation.report`.
 Write a
 negative offset with "=" (``--utc-offset=-05:00``): argparse takes a lone "-05:00" for an option.
 With ``--redis`` or ``--service`` the live meters are compared with the log
-(`streams.reconcile.live`). Progress goes to stderr every ``--progress-every`` records. Exit 0
+(`streams.reconcile.live`). Progress goes to stderr every ``--progress-every`` records (by
+default only on a terminal). Exit 0
 when everything adds up, 1 when any meter does not balance, any event is flagged or any live
 meter drifts, 2 on bad usage or an unreachable store.
 """
@@ -29,6 +31,7 @@ from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, StoreUnavailable
 from controller.reconciliation.report import Period, gaming_day
 from streams.adapters.sqlite import SqliteLog
+from streams.cli import reconcile_liability
 from streams.ports import LiveMeters
 from streams.reconcile.live import ServiceMeters, compare_live
 from streams.reconcile.service import (
@@ -72,7 +75,19 @@ def add_parser(sub: Any) -> None:
         default=os.environ.get("JACKPOT_TOKEN", ""),
         help="bearer token for --service (default: $JACKPOT_TOKEN)",
     )
-    parser.add_argument("--progress-every", type=int, default=100_000, metavar="N")
+    parser.add_argument(
+        "--progress-every",
+        type=int,
+        default=None,
+        metavar="N",
+        help="progress on stderr every N records (default: every 100,000, on a terminal only)",
+    )
+    parser.add_argument(
+        "--liability",
+        action="store_true",
+        help="the liability per gaming day and level (with --gaming-day; NJ 13:69D-1.52)",
+    )
+    parser.add_argument("--days", type=int, default=1, metavar="N", help="with --liability")
     parser.set_defaults(handler=handle)
 
 
@@ -121,12 +136,21 @@ def _config(path: Path | None) -> FloorConfig | None:
     return None if path is None else load_floor_config(path.read_text(encoding="utf-8"), str(path))
 
 
+def _progress_every(given: int | None) -> int:
+    """As asked, else every 100,000 records when stderr is a terminal (quiet in a pipe or log)."""
+    if given is not None:
+        return given
+    return 100_000 if sys.stderr.isatty() else 0
+
+
 def _progress(position: int, head: int) -> None:
     print(f"jackpot reconcile: at position {position} of {head}", file=sys.stderr, flush=True)
 
 
 def handle(args: argparse.Namespace, live: LiveMeters | None = None) -> int:
     """Reconcile and print; exit 0 balanced, 1 differences or drift, 2 bad usage or store."""
+    if getattr(args, "liability", False):
+        return reconcile_liability.handle(args)
     try:
         period = period_from_args(args)
         config = _config(args.config)
@@ -145,7 +169,7 @@ def handle(args: argparse.Namespace, live: LiveMeters | None = None) -> int:
             config,
             to_head=live is not None,
             progress=_progress,
-            every=args.progress_every,
+            every=_progress_every(args.progress_every),
         )
         drifts = compare_live(report.head, live) if live is not None else ()
     except StoreUnavailable as exc:

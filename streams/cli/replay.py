@@ -17,21 +17,27 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from controller.fast import Session
 from controller.floor import Command, run
 from controller.model.commands import ActivateConfig
-from controller.model.errors import ConfigError, RuleViolation
+from controller.model.errors import JackpotError, RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import from_contract
 from controller.model.views import awards_view, meters_view, rejected_view
+from streams.cli.common import Progress, fail
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
 
 EPOCH = "1970-01-01T00:00:00Z"
+
+
+class ConfigRefused(JackpotError):
+    """The core refused the configuration; the message is its reason (file, key, expectation)."""
 
 
 def add_parser(sub: Any) -> None:
@@ -48,21 +54,26 @@ def add_parser(sub: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Replay and print; exit 2 if the configuration is refused."""
-    try:
-        document = replay_file(args.config, args.events, reference=args.reference)
-    except ConfigError as exc:
-        print(f"jackpot replay: {exc}", file=sys.stderr)
-        return 2
+    """Replay and print. A refused configuration or a missing file is one line and exit 2
+    (`streams.cli.common.run_handler`); progress shows on a terminal."""
+    if not args.events.is_file():  # before the configuration is read: the likelier typo
+        return fail("jackpot replay", f"{args.events}: no such events file")
+    progress = Progress("jackpot replay", args.events.stat().st_size)
+    document = replay_file(args.config, args.events, progress, reference=args.reference)
+    progress.done()
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
     return 0
 
 
 def replay_file(
-    config_path: Path, events_path: Path, *, reference: bool = False
+    config_path: Path,
+    events_path: Path,
+    progress: Progress | None = None,
+    *,
+    reference: bool = False,
 ) -> dict[str, object]:
     """The replay document for a configuration file and an events file."""
-    state, log = replay_state(config_path, events_path, reference=reference)
+    state, log = replay_state(config_path, events_path, progress, reference=reference)
     return {
         "meters": meters_view(state),
         "awards": list(awards_view(log)),
@@ -71,11 +82,25 @@ def replay_file(
 
 
 def replay_state(
-    config_path: Path, events_path: Path, *, reference: bool = False
+    config_path: Path,
+    events_path: Path,
+    progress: Progress | None = None,
+    *,
+    reference: bool = False,
 ) -> tuple[FloorState, list[Event]]:
     """The replay's final state (meters to the sub-unit) and its log, before any view."""
     with events_path.open("rb") as lines:
-        return replay_lines(config_path, lines, reference=reference)
+        return replay_lines(config_path, _reporting(lines, progress), reference=reference)
+
+
+def _reporting(lines: Iterable[bytes], progress: Progress | None) -> Iterator[bytes]:
+    """The lines, telling ``progress`` how many bytes and lines have gone by."""
+    done = 0
+    for count, line in enumerate(lines, start=1):
+        done += len(line)
+        if progress is not None:
+            progress.update(done, count)
+        yield line
 
 
 def replay_lines(
@@ -88,10 +113,10 @@ def replay_lines(
     )
     log: list[Event] = []
     state, first = run([activate])
-    if isinstance(first[0], EventRejected):
-        raise ConfigError(str(config_path), "(file)", first[0].reason)
+    if isinstance(first[0], EventRejected):  # its reason already names the file and the key
+        raise ConfigRefused(first[0].reason)
     log.extend(first)
-    if not reference:
+    if not reference:  # the fast path, proven equal (tests/controller/fast/)
         session = Session(state)
         for item in _commands(lines):
             log.extend((item,) if isinstance(item, EventRejected) else session.step(item))
@@ -109,7 +134,11 @@ def _commands(lines: Iterable[bytes]) -> Iterator[Command | EventRejected]:
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        command = parse_line(line, f"line:{number}")
+        command = parse_line(line, f"line {number}")
+        if isinstance(command, EventRejected) and command.reason.startswith("line: "):
+            # the door says "line:"; a file's reader says which line
+            reason = f"line {number}: {command.reason.removeprefix('line: ')}"
+            command = replace(command, reason=reason)
         if command is not None:
             yield command
 

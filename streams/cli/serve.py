@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import socket
 import sys
 import threading
 from collections.abc import Sequence
@@ -30,6 +31,7 @@ from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.redis.playability_board import BoardPublisher
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
 from streams.adapters.sqlite import SqliteLog
+from streams.cli.common import OneLineParser, fail, run_handler, user_error
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
@@ -65,18 +67,17 @@ def add_parser(sub: Any) -> None:
 def handle(args: argparse.Namespace) -> int:
     """Serve until stopped; exit 2 if the tokens, the log or the configuration is refused."""
     try:
+        config_text = args.config.read_text(encoding="utf-8")  # the likelier typo first
         tokens = TokenStore.load(args.tokens)
-        config_text = args.config.read_text(encoding="utf-8")
+        _check_port(args.host, args.port)  # before the log is opened: uvicorn would start first
         log = SqliteLog(args.db)
     except (ConfigError, OSError, StoreUnavailable) as exc:
-        print(f"jackpot serve: {exc}", file=sys.stderr)
-        return 2
+        return fail("jackpot serve", user_error(exc) or str(exc))
     try:
         controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
         started = controller.start(config_text, str(args.config), by="jackpot serve")
-        if started.status == "rejected":
-            print(f"jackpot serve: {args.config}: {started.reason}", file=sys.stderr)
-            return 2
+        if started.status == "rejected":  # the reason names the file and the key already
+            return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
         app = create_app(
@@ -167,6 +168,18 @@ def unbound_note(tokens: TokenStore, shown: int = 5) -> str:
     )
 
 
+def _check_port(host: str, port: int) -> None:
+    """OSError naming the address when it cannot be bound (in use, or not this machine's)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            msg = f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            raise OSError(msg) from exc
+
+
 def _is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
@@ -178,11 +191,10 @@ def _is_loopback(host: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m streams.cli.serve --config ...``: the same as ``jackpot serve``."""
-    parser = argparse.ArgumentParser(prog="jackpot")
+    parser = OneLineParser(prog="jackpot")
     add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["serve", *(sys.argv[1:] if argv is None else argv)])
-    result: int = args.handler(args)
-    return result
+    return run_handler(args)
 
 
 if __name__ == "__main__":

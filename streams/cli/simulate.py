@@ -39,7 +39,9 @@ def add_parser(sub: Any) -> None:
     """Register the subcommand."""
     parser = sub.add_parser("simulate", help="simulate the configured floor; write table events")
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
-    parser.add_argument("--rounds", type=int, default=100, help="rounds per table (default 100)")
+    parser.add_argument(
+        "--rounds", type=counting, default=100, help="rounds per table (default 100)"
+    )
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--out", type=Path, help="JSONL file to write")
     target.add_argument("--post", metavar="URL", help="post to a running `jackpot serve` at URL")
@@ -72,9 +74,36 @@ def add_parser(sub: Any) -> None:
         help="deal a jackpot hand in this share of rounds (demo aid)",
     )
     parser.add_argument(
-        "--start", default="2026-11-29T12:00:00+00:00", help="simulated clock start (RFC 3339)"
+        "--start",
+        type=instant,
+        default="2026-11-29T12:00:00+00:00",
+        help="simulated clock start (RFC 3339)",
     )
     parser.set_defaults(handler=handle)
+
+
+def counting(text: str) -> int:
+    """A whole number of at least 0 (argparse names the option when this refuses)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        msg = f"a whole number of at least 0, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def instant(text: str) -> datetime:
+    """An RFC 3339 time with its offset, in UTC."""
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        value = None
+    if value is None or value.tzinfo is None:
+        msg = f"an RFC 3339 time with an offset like 2026-11-29T12:00:00Z, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value.astimezone(UTC)
 
 
 def sim_tables(config: FloorConfig) -> list[SimTable]:
@@ -92,7 +121,13 @@ def sim_tables(config: FloorConfig) -> list[SimTable]:
 
 
 def handle(args: argparse.Namespace) -> int:
-    """Write the simulated events; exit 2 if the configuration is refused."""
+    """Write the simulated events; exit 2 if the configuration or an option is refused."""
+    if not 0 <= args.forced_hands <= 1:
+        print("jackpot simulate: --forced-hands is a share from 0 to 1", file=sys.stderr)
+        return 2
+    if args.out is not None and not args.out.parent.is_dir():
+        print(f"jackpot simulate: {args.out.parent}: no such directory", file=sys.stderr)
+        return 2
     try:
         config = load_floor_config(args.config.read_text(encoding="utf-8"), str(args.config))
     except ConfigError as exc:
@@ -103,7 +138,7 @@ def handle(args: argparse.Namespace) -> int:
     if args.forced_hands > 0:
         deals = (AKQ_SPADES, COMMUNITY_ROYAL, DEALER_ROYAL, FIVE_OF_SIX_ROYAL)
         forced = ForcedHands(probability=args.forced_hands, deals=deals)
-    start = datetime.fromisoformat(args.start).astimezone(UTC)
+    start = args.start if isinstance(args.start, datetime) else instant(args.start)
     simulator = FloorSimulator(sim_tables(config), rng, start, forced_hands=forced)
     if args.post:
         policy = RetryPolicy(retry_for=args.retry_for)

@@ -80,7 +80,8 @@ def strict_loads(text: str, where: str, max_depth: int) -> object:
             text, object_pairs_hook=unique_keys, parse_constant=refuse_constant
         )
     except json.JSONDecodeError as exc:
-        msg = f"{where}: malformed JSON: {exc}"
+        # exc's own text says "line 1 column 5": a line's reader counts lines, not the parser
+        msg = f"{where}: malformed JSON: {exc.msg} at character {exc.pos + 1}"
         raise InvalidEvent(msg) from exc
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
         msg = f"{where}: a number JSON cannot carry here ({str(exc)[:80]})"

@@ -39,7 +39,6 @@ from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
 from streams.http.pages import page_routes
 from streams.http.tokens import TokenStore
-from streams.live.activity import meter_labels
 from streams.live.feed import LiveFeed
 from streams.live.redis_source import run_redis_pump, watch_board
 
@@ -56,7 +55,7 @@ def create_pages_app(
     config: FloorConfig, model: RedisReadModel, tokens: TokenStore
 ) -> tuple[Starlette, threading.Event]:
     """The app, and the event that stops its Redis pump (set it when the server stops)."""
-    feed = LiveFeed(labels=meter_labels(config))
+    feed = LiveFeed(config=config)  # names, venue and table links for the signs
     watch_board(feed, model.read_playability, config)
     stop = threading.Event()
     pump = threading.Thread(

@@ -3,12 +3,14 @@
 Routes (all for the roles ``read_only`` and ``supervisor``)::
 
     GET /signage              the linked-progressive sign (HTML): ?meters=a,b picks and orders
-                              the meters; ?stale_after_seconds=30 and ?celebrate_seconds=10
+                              the meters, ?tables=tcp-1 shows a table's own meters;
+                              ?stale_after_seconds=30 and ?celebrate_seconds=10
     GET /surveillance         hits (pending validation first), Envy Bonuses, dealer-hand splits,
                               fixed awards, alerts and rejected events (HTML)
     GET /v1/stream/meters     SSE: ``snapshot``, then ``hit``, ``meter``, ``playability``,
                               ``heartbeat``, ``fault``
     GET /v1/stream/activity   SSE: ``snapshot``, then ``activity``, ``heartbeat``, ``fault``
+    GET /v1/rounds/story      ?table=T&round=R: every event of a recent round, both clocks (JSON)
 
 Authentication: signs are display screens on the casino LAN, and a browser's EventSource cannot
 send an Authorization header, so every route also takes the token as ``?token=`` (the header still
@@ -41,12 +43,15 @@ from pathlib import Path
 from typing import Final
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from streams.http.common import READ_ROLES, ApiContext, Gatekeeper, authorize, error
+from streams.http.page_docs import SIGN_LIMITS, openapi_paths
 from streams.http.tokens import Principal, Role
 from streams.live.feed import LiveFeed, Signal, Topic, sse
+
+__all__ = ["SIGN_LIMITS", "StreamSettings", "openapi_paths", "page_routes", "routes"]
 
 STATIC: Final = Path(__file__).resolve().parent / "static"
 PAGE_HEADERS: Final = {
@@ -59,8 +64,6 @@ PAGE_HEADERS: Final = {
     ),
 }
 STREAM_HEADERS: Final = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-#: query parameter -> (lowest, highest) accepted by /signage
-SIGN_LIMITS: Final = {"stale_after_seconds": (1.0, 3600.0), "celebrate_seconds": (1.0, 300.0)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +108,15 @@ def page_routes(
     async def activity(request: Request) -> Response:
         return _stream(ctx, live, request, "activity", settings)
 
+    async def story(request: Request) -> Response:
+        return _story(ctx, live, request)
+
     return [
         Route("/signage", signage, methods=["GET"]),
         Route("/surveillance", surveillance, methods=["GET"]),
         Route("/v1/stream/meters", meters, methods=["GET"]),
         Route("/v1/stream/activity", activity, methods=["GET"]),
+        Route("/v1/rounds/story", story, methods=["GET"]),
     ]
 
 
@@ -139,8 +146,14 @@ def caller(ctx: Gatekeeper, request: Request, roles: frozenset[Role]) -> Princip
 
 
 def meters_query(live: LiveFeed, request: Request) -> list[str] | None:
-    """``?meters=a,b`` as ids (None when absent); QueryError for an unknown meter."""
+    """``?meters=a,b`` as ids, or the meters of ``?tables=t1,t2`` (None when neither);
+    QueryError for an unknown meter or table, or both given."""
     text = request.query_params.get("meters")
+    if "tables" in request.query_params:
+        if text is not None:
+            msg = "query: give meters or tables, not both"
+            raise QueryError(msg)
+        return tables_query(live, request.query_params["tables"])
     if text is None:
         return None
     wanted = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
@@ -151,6 +164,22 @@ def meters_query(live: LiveFeed, request: Request) -> list[str] | None:
         msg = f"query: meters must name configured meters ({listed}); got {text[:200]!r}"
         raise QueryError(msg)
     return wanted
+
+
+def tables_query(live: LiveFeed, text: str) -> list[str]:
+    """The meters linked to the comma-separated tables in ``text``; QueryError for an unknown
+    table or a table with no linked meter."""
+    wanted = list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    known = live.table_ids()
+    unknown = [table for table in wanted if table not in known]
+    meters = live.meters_of_tables(wanted)
+    if unknown or not meters:
+        listed = ", ".join(sorted(known)[:20]) or "none yet"
+        msg = (
+            f"query: tables must name configured tables with meters ({listed}); got {text[:200]!r}"
+        )
+        raise QueryError(msg)
+    return meters
 
 
 def sign_query(request: Request) -> None:
@@ -204,6 +233,20 @@ def _stream(
     return StreamingResponse(body, media_type="text/event-stream", headers=STREAM_HEADERS)
 
 
+def _story(ctx: Gatekeeper, live: LiveFeed, request: Request) -> Response:
+    """A round's story as JSON; 404 when the round is not among those the feed holds."""
+    principal = caller(ctx, request, READ_ROLES)
+    if isinstance(principal, Response):
+        return principal
+    table, round_id = request.query_params.get("table", ""), request.query_params.get("round", "")
+    if not table or not round_id:
+        return error(400, "query: give table and round, e.g. ?table=tcp-1&round=R2")
+    found = live.story(table, round_id)
+    if found is None:
+        return error(404, f"round {round_id!r} at {table!r} is not among the recent rounds held")
+    return JSONResponse(found, headers={"Cache-Control": "no-store"})
+
+
 async def _events(
     live: LiveFeed, topic: Topic, meters: list[str] | None, settings: StreamSettings
 ) -> AsyncIterator[str]:
@@ -222,67 +265,3 @@ async def _events(
                 yield message
             elif loop.time() < end:
                 yield live.heartbeat() if live.source_ok else live.fault()
-
-
-def openapi_paths() -> dict[str, object]:
-    """The OpenAPI 3.1 path items of these routes, for `streams.http.openapi` (the
-    document-wide bearer scheme applies; ``token`` in the query is the alternative)."""
-    token = _param("token", "a read_only or supervisor token (EventSource sends no headers)")
-    meters = _param("meters", "comma-separated meter ids, in display order (default: all)")
-    seconds = {"type": "number", "minimum": 1}
-    sign = [
-        {**_param(name, f"seconds, {low:g} to {high:g}"), "schema": {**seconds, "maximum": high}}
-        for name, (low, high) in SIGN_LIMITS.items()
-    ]
-    html_ok = {"description": "The page", "content": {"text/html": {"schema": {"type": "string"}}}}
-    sse_ok = {
-        "description": "Server-sent events; each data line is JSON",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-    }
-    return {
-        "/signage": _get("signage", "The linked-progressive sign", [token, meters, *sign], html_ok),
-        "/surveillance": _get("surveillance", "Hits, awards, alerts, rejections", [token], html_ok),
-        "/v1/stream/meters": _get(
-            "streamMeters",
-            "snapshot, then hit, meter, playability, heartbeat, fault",
-            [token, meters],
-            sse_ok,
-        ),
-        "/v1/stream/activity": _get(
-            "streamActivity", "snapshot, then activity, heartbeat, fault", [token], sse_ok
-        ),
-    }
-
-
-def _param(name: str, description: str) -> dict[str, object]:
-    schema = {"type": "string", "minLength": 1}
-    return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": schema,
-        "description": description,
-    }
-
-
-def _get(op_id: str, summary: str, params: list[dict[str, object]], ok: object) -> object:
-    """A GET operation; its errors are HTML for a page, the JSON ``Error`` for a stream."""
-    error: object = {"$ref": "#/components/schemas/Error"}
-    kind = "application/json"
-    if op_id in {"signage", "surveillance"}:
-        error, kind = {"type": "string"}, "text/html"
-    content = {"content": {kind: {"schema": error}}}
-    responses = {
-        "200": ok,
-        "400": {"description": "A query parameter cannot be used (reason given)", **content},
-        "401": {"description": "No token, or one that is unknown or revoked", **content},
-        "403": {"description": "The token's role may not read this", **content},
-    }
-    operation = {
-        "operationId": op_id,
-        "summary": summary,
-        "description": "Roles: read_only, supervisor.",
-        "parameters": params,
-        "responses": responses,
-    }
-    return {"get": operation}

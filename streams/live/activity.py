@@ -14,6 +14,7 @@ from typing import assert_never
 
 from controller.config.floor import FloorConfig
 from controller.model.events import (
+    ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
     EnvyAwarded,
@@ -25,11 +26,14 @@ from controller.model.events import (
     MeterCorrected,
     MeterEvent,
     MeterSeeded,
+    MeterTransferredIn,
+    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import format_cents, format_subunits
 from controller.model.state import MeterState
 from streams.live.alerts import Row
+from streams.live.signs import sign_display
 
 #: meter id -> (amount_sub, meter seq) as the batches so far left it
 Track = dict[str, tuple[int, int]]
@@ -50,11 +54,19 @@ def advance(track: Track, event: MeterEvent) -> tuple[int | None, int | None]:
         case ProgressiveHit():
             before, after = event.meter_before_sub, event.meter_after_sub
         case ContributionRecorded():
-            after = None if before is None else before + event.primary_sub
+            kept = event.primary_sub - event.overflow_sub - event.diverted_sub
+            after = None if before is None else before + kept
+        case ContributionDiverted():
+            kept = event.amount_sub - event.overflow_sub - event.diverted_sub
+            after = None if before is None else before + kept
         case ContributionsReversed():
-            after = None if before is None else before - event.primary_sub
+            after = None if before is None else before - event.primary_sub + event.overflow_sub
         case MeterCorrected():
             after = None if before is None else before + event.amount_delta_sub
+        case MeterTransferredOut():
+            after = None if before is None else before - event.amount_sub
+        case MeterTransferredIn():
+            after = None if before is None else before + event.amount_sub
         case _:
             assert_never(event)
     if after is None:
@@ -140,8 +152,9 @@ def award_row(event: EnvyAwarded | FixedAwarded) -> Row:
     return row
 
 
-def hit_notice(hit: ProgressiveHit) -> Row:
-    """What a sign celebrates: the table, the amount won and the value the meter restarts at."""
+def hit_notice(hit: ProgressiveHit, received_at: str = "") -> Row:
+    """What a sign celebrates: the table, the amount won and the value the meter restarts at;
+    and, for the panel's last-hit line, its id, share, status and when the controller got it."""
     return {
         "meter_id": hit.meter_id,
         "table_id": hit.table_id,
@@ -149,6 +162,11 @@ def hit_notice(hit: ProgressiveHit) -> Row:
         "reset_amount": format_subunits(hit.meter_after_sub),
         "hand": hit.hand,
         "seq": hit.meter_seq,
+        "hit_id": hit.hit_id,
+        "share": hit.share,
+        "status": "pending_validation",
+        "received_at": received_at,
+        "occurred_at": hit.occurred_at,
     }
 
 
@@ -167,14 +185,5 @@ def meter_row(meter: MeterState, labels: Mapping[str, tuple[str, str]], updated_
 
 
 def meter_labels(config: FloorConfig | None) -> dict[str, tuple[str, str]]:
-    """Per meter: the sign's title (its id in capitals) and subtitle (the hand that wins the
-    whole meter, and the wager unit)."""
-    if config is None:
-        return {}
-    labels: dict[str, tuple[str, str]] = {}
-    for meter_id, meter in config.meters.items():
-        top = next((h for h, a in meter.progressive.pays if a.kind == "meter_percent"), "")
-        unit = f"${format_cents(meter.unit_cents).removesuffix('.00')} WAGER"
-        subtitle = f"{top.replace('_', ' ').upper()} · {unit}" if top else unit
-        labels[meter_id] = (meter_id.replace("-", " ").upper(), subtitle)
-    return labels
+    """Per meter: the sign's title and subtitle (`streams.live.signs.meter_label`)."""
+    return dict(sign_display(config).labels)

@@ -30,16 +30,19 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 
+from controller.config.floor import FloorConfig
 from controller.model.events import ConfigActivated, Event, ProgressiveHit
 from controller.model.state import FloorState
 from streams.clock import utc_now
 from streams.codec import decode
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import touched_meters
-from streams.live.activity import Track, activity_rows, hit_notice, meter_labels, meter_row
+from streams.live.activity import Track, activity_rows, hit_notice, meter_row
 from streams.live.alerts import ENVY_STORM_OVER, Row, classify_alerts, unexplained_moves
 from streams.live.client import Client, Signal, Topic, sse
 from streams.live.playability import PlayabilityWatch
+from streams.live.signs import LastHits, SignDisplay, sign_display, tables_meters
+from streams.live.story import RoundStories
 from streams.ports import EventLog
 
 __all__ = ["Client", "LiveFeed", "Signal", "Topic", "sse"]
@@ -54,12 +57,16 @@ class LiveFeed:
         self,
         *,
         labels: Mapping[str, tuple[str, str]] | None = None,
+        config: FloorConfig | None = None,
         clock: Callable[[], str] = utc_now,
         recent: int = 500,
         queue_limit: int = 1_000,
         envy_storm_over: int = ENVY_STORM_OVER,
     ) -> None:
-        self._labels = dict(labels or {})
+        self._display = sign_display(config) if config is not None else SignDisplay()
+        self._labels = dict(labels or self._display.labels)
+        self._last_hits = LastHits()
+        self.stories = RoundStories()
         self._clock = clock
         self._queue_limit = queue_limit
         self._envy_storm_over = envy_storm_over
@@ -94,8 +101,8 @@ class LiveFeed:
         with self._lock:
             records = list(log.read(after=max(0, log.head() - count)))
             state = self._state_of()
-            self._labels = meter_labels(state.config) or self._labels
-            self._digest([decode(r.payload) for r in records], state)
+            self._show_config(state.config)
+            self._digest([decode(r.payload) for r in records], state, received_at="")
             self._seen_position = max([self._seen_position, *(r.position for r in records)])
             now = self._clock()
             self._rows = {
@@ -115,26 +122,35 @@ class LiveFeed:
                     if position <= self._seen_position:
                         return
                     self._seen_position = position
-                self._broadcast(self._digest(events, state))
+                self._broadcast(self._digest(events, state, received_at=self._clock()))
         except Exception:  # signage must never stop ingest; pages resync when they reconnect
             logger.exception("live feed: a batch could not be shown")
 
-    def _digest(self, events: Sequence[Event], state: FloorState) -> list[Message]:
-        """Rows and messages for a batch; updates the kept state (call under the lock)."""
+    def _show_config(self, config: FloorConfig | None) -> None:
+        display = sign_display(config)
+        if display.labels:
+            self._display, self._labels = display, dict(display.labels)
+
+    def _digest(
+        self, events: Sequence[Event], state: FloorState, received_at: str
+    ) -> list[Message]:
+        """Rows and messages for a batch; updates the kept state (call under the lock).
+        ``received_at``: the controller's clock at the commit ("" for a backfill: not known)."""
         touched = touched_meters(events)
         if any(isinstance(event, ConfigActivated) for event in events):
-            self._labels = meter_labels(state.config)
+            self._show_config(state.config)
             touched |= set(state.meters)
-        rows = activity_rows(events, self._track)
+        self.stories.add(events, received_at)
+        rows = [{**row, "received_at": received_at} for row in activity_rows(events, self._track)]
         alerts = classify_alerts(events, envy_storm_over=self._envy_storm_over)
         amounts = {m: meter.amount_sub for m, meter in state.meters.items()}
         alerts += unexplained_moves(self._amounts, amounts, events)
         self._amounts = amounts
         self._track = {m: (meter.amount_sub, meter.seq) for m, meter in state.meters.items()}
+        notices = [hit_notice(e, received_at) for e in events if isinstance(e, ProgressiveHit)]
         out: list[Message] = [
-            ("meters", e.meter_id, sse("hit", hit_notice(e)))
-            for e in events
-            if isinstance(e, ProgressiveHit)
+            ("meters", meter_id, sse(name, body))
+            for meter_id, name, body in self._last_hits.take(notices, rows)
         ]
         now = self._clock()
         for meter_id in sorted(touched & set(state.meters)):
@@ -165,6 +181,8 @@ class LiveFeed:
             if old is not None and _int(old["seq"]) >= _int(row["seq"]):
                 return False
             out: list[Message] = [] if hit is None else [("meters", meter_id, sse("hit", hit))]
+            if hit is not None:
+                self._last_hits.hit(hit)
             self._rows[meter_id] = row
             out.append(("meters", meter_id, sse("meter", row)))
             self._broadcast(out)
@@ -203,7 +221,8 @@ class LiveFeed:
         wanted = list(meters) if meters is not None else list(self._labels or self._rows)
         wanted += [] if meters is not None else sorted(set(self._rows) - set(wanted))
         rows = [self._rows[m] for m in wanted if m in self._rows]
-        snapshot: Row = {"meters": rows, **self._liveness()}
+        snapshot: Row = {"meters": rows, "venue": self._display.venue, **self._liveness()}
+        snapshot["last_hits"] = self._last_hits.of(wanted)
         if self.watch is not None:  # each meter in play, or not (and where)
             statuses = self.watch.meters()
             snapshot["playability"] = {m: statuses[m] for m in wanted if m in statuses}
@@ -215,6 +234,21 @@ class LiveFeed:
 
     def _liveness(self) -> Row:
         return {"live": self.source_ok, "problem": self.source_problem}
+
+    def meters_of_tables(self, tables: Sequence[str]) -> list[str]:
+        """The meters linked to ``tables`` (configuration order); unknown tables add none."""
+        with self._lock:
+            return tables_meters(self._display, tables)
+
+    def table_ids(self) -> frozenset[str]:
+        """The configured tables."""
+        with self._lock:
+            return frozenset(self._display.links)
+
+    def story(self, table_id: str, round_id: str) -> Row | None:
+        """A round's events as held (`streams.live.story`), or None."""
+        with self._lock:
+            return self.stories.story(table_id, round_id)
 
     def meter_ids(self) -> frozenset[str]:
         """The meters the feed knows (configured, or seen from the source)."""

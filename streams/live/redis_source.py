@@ -96,6 +96,7 @@ def publish_hash(feed: LiveFeed, meter_id: str, fields: Mapping[str, str]) -> bo
             "amount": fields.get("last_hit_amount", str(old["amount"])),
             "reset_amount": row["amount"],
             "seq": seq,
+            "received_at": row["updated_at"],  # when the projector wrote the hit to Redis
         }
     return feed.put_meter(row, hit)
 

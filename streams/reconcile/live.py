@@ -2,9 +2,9 @@
 compare it with what the log says (drift).
 
 A live meter is a mapping of strings (`streams.ports.MeterReadModel.read`); ``amount`` is
-required, ``reserve`` and ``seq`` are compared when present. An amount given to the cent
-("1234.56", as signage and ``GET /v1/meters/{id}`` show it) is compared with the log's meter
-rounded down to the cent; one given with more decimals is compared to the sub-unit.
+required, ``reserve``, ``overflow`` and ``seq`` are compared when present. An amount given to
+the cent ("1234.56", as signage and ``GET /v1/meters/{id}`` show it) is compared with the log's
+meter rounded down to the cent; one given with more decimals is compared to the sub-unit.
 
 The live side reflects the whole log, so it is compared with the meters at the last record read
 (the report's ``head``), not with the period's closing. A live ``seq`` newer than the log's means
@@ -121,7 +121,12 @@ def _compare(state: MeterState, fields: dict[str, str]) -> list[Drift]:
     drifts = []
     if seq_text and seq_text != str(state.seq):
         drifts.append(("seq", str(state.seq), seq_text))
-    for name, log_sub in (("amount", state.amount_sub), ("reserve", state.reserve_sub)):
+    pools = (
+        ("amount", state.amount_sub),
+        ("reserve", state.reserve_sub),
+        ("overflow", state.overflow_sub),
+    )
+    for name, log_sub in pools:
         text = fields.get(name)
         if text is not None and not _agrees(text, log_sub):
             drifts.append((name, format_subunits_exact(log_sub), text))

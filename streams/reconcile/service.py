@@ -146,7 +146,7 @@ def output(report: Report, drifts: Sequence[Drift], fmt: str) -> str:
         writer.writerows(csv_rows(report))
         for d in drifts:
             writer.writerow(
-                ("drift", d.meter_id, d.field, "", d.log, "", f"live {d.live}: {d.status}")
+                ("drift", d.meter_id, d.field, "", d.log, "", "", f"live {d.live}: {d.status}")
             )
         return buffer.getvalue()
     return render(report_document(report), drifts)

@@ -53,21 +53,35 @@ def render(document: Doc, drifts: Sequence[Drift] = ()) -> str:
 
 
 def _balance(m: Doc) -> list[tuple[object, ...]]:
-    c, r, k = m["contributions"], m["reversals"], m["corrections"]
+    c, r, k, o = m["contributions"], m["reversals"], m["corrections"], m["overflow"]
     released = m["reserve_released"]
+
+    def pools(key: str, label: str) -> tuple[object, ...]:
+        return (label, "", m[key]["amount"], m[key]["reserve"], m[key]["overflow"])
+
     return [
-        ("opening", "", m["opening"]["amount"], m["opening"]["reserve"]),
-        ("+ contributions", c["count"], c["primary"], c["reserve"]),
-        ("- voids reversed", r["count"], r["primary"], r["reserve"]),
-        ("+ seeds", "", m["seeds"], ""),
-        ("+ reseeds", "", m["reseeds"], ""),
-        ("- paid from the meter", "", m["paid"], ""),
-        ("+/- reserve released at 100% hits", "", released, _negated(released)),
-        ("+/- corrections", len(k["items"]), k["amount"], k["reserve"]),
-        ("= expected", "", m["expected"]["amount"], m["expected"]["reserve"]),
-        ("closing", "", m["closing"]["amount"], m["closing"]["reserve"]),
-        ("difference", "", m["difference"]["amount"], m["difference"]["reserve"]),
+        pools("opening", "opening"),
+        ("+ contributions", c["count"], c["primary"], c["reserve"], ""),
+        ("-/+ carried above the ceiling", "", _negated(o["carried"]), "", o["carried"]),
+        ("- diverted to another meter", "", o["diverted_out"], "", ""),
+        ("+ diverted from another meter", "", o["diverted_in"], "", ""),
+        ("- voids reversed (overflow part)", r["count"], r["primary"], r["reserve"], o["reversed"]),
+        ("+ seeds", "", m["seeds"], "", ""),
+        ("+ reseeds", "", m["reseeds"], "", ""),
+        ("- paid from the meter", "", m["paid"], "", ""),
+        ("+/- reserve released at 100% hits", "", released, _negated(released), ""),
+        ("+/- overflow released at 100% hits", "", o["released"], "", _negated(o["released"])),
+        ("+/- corrections", len(k["items"]), k["amount"], k["reserve"], ""),
+        _moved("- transferred out (retired)", m["transfers"]["out"]),
+        _moved("+ transferred in", m["transfers"]["in"]),
+        pools("expected", "= expected"),
+        pools("closing", "closing"),
+        pools("difference", "difference"),
     ]
+
+
+def _moved(label: str, pools: Doc) -> tuple[object, ...]:
+    return (label, "", pools["amount"], pools["reserve"], pools["overflow"])
 
 
 def _meter(m: Doc) -> list[str]:
@@ -75,7 +89,7 @@ def _meter(m: Doc) -> list[str]:
     verdict = "balanced" if m["balanced"] else "DOES NOT BALANCE"
     lines = [
         f"Meter {m['meter_id']} ({verdict})",
-        *table(("", "count", "meter", "reserve"), balance),
+        *table(("", "count", "meter", "reserve", "overflow"), balance),
     ]
     for title, key, name in (
         ("table", "by_table", "table_id"),

@@ -15,8 +15,10 @@ and the (partition, offset) of the last input it reflects. Per input record:
 4. **Apply**: `controller.meter.decide_meter` then `evolve_meter`; the meter event goes to the
    events topic (id ``{meter}@{meter_seq}``), a progressive hit also to the awards topic.
 
-Conservation (seeded + contributed - paid + corrected == amount + reserve) is checked after every
-step; a failure is a bug and stops the worker (`InvariantViolation`, never caught).
+Conservation (seeded + contributed - paid + corrected + transferred == amount + reserve + overflow)
+is checked after every step; a failure is a bug and stops the worker (`InvariantViolation`, never
+caught). A ceiling's ``carry`` overflow runs here as in the reference core; ``divert:`` is refused
+at start (it would need an operation on a second meter's partition).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 from controller.config.floor import FloorConfig, MeterDef
 from controller.meter import decide_meter, evolve_meter, seed_meter
-from controller.model.errors import InvalidEvent, InvariantViolation, RuleViolation
+from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
 from controller.model.events import MeterEvent, ProgressiveHit
 from controller.model.state import MeterState
 from controller.snapshot import meter_from_dict, meter_to_dict
@@ -84,6 +86,15 @@ class MeterProcessor:
     """Contributions, awards in settlement order and resets, one meter operation at a time."""
 
     def __init__(self, config: FloorConfig, names: TopicNames) -> None:
+        diverting = sorted(m for m, d in config.meters.items() if d.divert_to)
+        if diverting:
+            # A divert is a second meter's operation, which this partition-per-meter processor
+            # cannot write yet; refusing is better than dropping the excess. Carry works here.
+            raise ConfigError(
+                config.source,
+                f"meters.{diverting[0]}.overflow",
+                '"carry" for the Kafka engine (it does not run "divert:" overflows yet)',
+            )
         self._config = config
         self._names = names
 
@@ -127,7 +138,7 @@ class MeterProcessor:
 
     def _apply(self, record: MeterRecord, event: MeterEvent, outputs: list[Output]) -> MeterRecord:
         meter = evolve_meter(record.meter, event)
-        if meter.explained_sub() != meter.amount_sub + meter.reserve_sub:
+        if meter.explained_sub() != meter.held_sub():
             msg = f"meter {meter.meter_id} at seq {meter.seq} breaks conservation: {meter}"
             raise InvariantViolation(msg)
         names, meter_id = self._names, meter.meter_id

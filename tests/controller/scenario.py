@@ -23,7 +23,13 @@ from dataclasses import dataclass, field, replace
 
 from controller.fast import Session
 from controller.floor import decide, evolve
-from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
+from controller.model.commands import (
+    ActivateConfig,
+    CorrectMeter,
+    PayHit,
+    TransferMeter,
+    ValidateHit,
+)
 from controller.model.events import (
     Event,
     EventRejected,
@@ -150,7 +156,9 @@ class Scenario:
         when = f"2026-01-01T{stamp // 3600 % 24:02d}:{stamp // 60 % 60:02d}:{stamp % 60:02d}.000Z"
         if isinstance(command, ValidateHit | PayHit):
             command = replace(command, hit_id=resolve_hit(self.state, command.hit_id))
-        if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit):
+        if isinstance(
+            command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter
+        ):
             return replace(
                 command,
                 command_id=command.command_id or f"cmd-{stamp}",

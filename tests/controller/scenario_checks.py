@@ -208,7 +208,7 @@ def conserved() -> Check:
 
     def check(outcome: Outcome) -> None:
         for meter in outcome.state.meters.values():
-            assert meter.explained_sub() == meter.amount_sub + meter.reserve_sub, meter
+            assert meter.explained_sub() == meter.held_sub(), meter
             assert meter.amount_sub >= 0, meter
             assert meter.reserve_sub >= 0, meter
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import reduce
+from typing import ClassVar
 
 from hypothesis import event
 from hypothesis import strategies as st
@@ -44,11 +45,14 @@ from tests.reference_model import (
 class FloorSteps(RuleBasedStateMachine):
     """Three tables and the operators, against the reference model (no rules of its own)."""
 
+    config_text: ClassVar[str] = PA
+    """The floor played; a subclass may play another one (e.g. with ceilings)."""
+
     def __init__(self) -> None:
         super().__init__()
         self.state = FloorState()
         self.log: list[Event] = []
-        self.ref = ReferenceFloor.from_toml(PA)
+        self.ref = ReferenceFloor.from_toml(self.config_text)
         self.tracks = {t: Track(table_id=t, offered=tuple(self.ref.links[t])) for t in TABLES}
         self.hits: dict[str, str] = {}
         self.clock = 0

@@ -27,13 +27,29 @@ from tests.controller.scenario import (
     voided,
     wager,
 )
+from tests.controller.test_transfer import LINK, METER, transfer_to
 
 BONUS = "five_card_hand_bonus"
 
 
+CAPPED = PA.replace(
+    '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"',
+    '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"\nceiling = "1000.20"\n'
+    'overflow = "divert:tcp-five-of-six"',
+)
+"""The example floor with a ceiling on tcp-progressive that the second $1 wager crosses."""
+
+
+def unlinked(text: str) -> str:
+    """``text`` with tcp-7 and tcp-8 (the $5 tables) no longer linked to tcp-progressive-5."""
+    assert LINK in text
+    return text.replace(LINK, "").replace(METER, METER + 'wager_unit = "5.00"\n')
+
+
 def busy_floor() -> Scenario:
     """A floor whose log holds every event type at least once."""
-    scenario = given()
+    assert CAPPED != PA
+    scenario = given(CAPPED)
     scenario.events(
         *locked_round(
             "tcp-1",
@@ -55,9 +71,11 @@ def busy_floor() -> Scenario:
         validate("tcp-1/r1/progressive/seat2"),
         pay("tcp-1/r1/progressive/seat2"),
         *locked_round("tcp-1", "r2", wager(1, "progressive", "1.00")),
-        activate(PA.replace('primary_rate = "14%"', 'primary_rate = "15%"'), by="manager-2"),
+        activate(CAPPED.replace('primary_rate = "14%"', 'primary_rate = "15%"'), by="manager-2"),
         voided("misdeal"),
-        correct("tcp-progressive", sub("1.00"), by="mgr", reason="sign"),
+        correct("tcp-five-card", sub("1.00"), by="mgr", reason="sign"),
+        activate(unlinked(CAPPED.replace('primary_rate = "14%"', 'primary_rate = "15%"'))),
+        transfer_to("tcp-progressive"),
     )
     scenario.when(at(wager(1, "ante", "1.00"), table="tcp-404"))
     return scenario

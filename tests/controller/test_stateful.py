@@ -8,8 +8,12 @@ command, so every step checks the verdict as well as the meters. Settlements dea
 deck, often rigged so that AKQ of spades, royal flushes, straight flushes and 5 of 6 royals (on
 players' and on the dealer's hands) actually happen, one or two in a round.
 
-Invariants after every step: every meter and reserve equals the reference to the sub-unit; each
-meter is conserved (seeded + contributed - paid + corrected == amount + reserve); none is
+A second machine plays the same floor with low ceilings (carry) on its meters, crossed within a few
+rounds, against the reference model's own ceilings (NY 5320.8, NJ 13:69E-1.39A).
+
+Invariants after every step: every meter, reserve and overflow equals the reference to the
+sub-unit; each meter is conserved (seeded + contributed - paid + corrected + transferred ==
+amount + reserve + overflow); none is
 negative; a refused command produced exactly one `EventRejected` and left the state unchanged; the
 log replayed from scratch is the live state. At teardown the log also replays after a round trip
 through `controller.codec` and JSON.
@@ -47,6 +51,20 @@ from tests.reference_model import (
 )
 
 
+def capped_floor(text: str) -> str:
+    """``text`` with ceilings a few wagers above the seeds of the meters the machine plays."""
+    for meter, progressive, ceiling in (
+        ("tcp-progressive", "pa-649a12e-A", "1000.70"),
+        ("tcp-five-card", "pa-649a12h", "10001.00"),
+        ("tcp-five-card-bonus", "pa-649a12i", "10000.60"),
+        ("tcp-five-of-six", "pa-649a12j", "10001.50"),
+    ):
+        plain = f'[meters.{meter}]\nprogressive = "{progressive}"\n'
+        assert plain in text
+        text = text.replace(plain, f'{plain}ceiling = "{ceiling}"\n')
+    return text
+
+
 class FloorMachine(FloorSteps):
     """The rules hypothesis draws from, and the invariants checked after every step."""
 
@@ -57,7 +75,7 @@ class FloorMachine(FloorSteps):
         command = ActivateConfig(
             command_id="cmd-activate",
             source="pa.toml",
-            text=PA,
+            text=self.config_text,
             by="manager-1",
             occurred_at=self._now(),
         )
@@ -144,7 +162,8 @@ class FloorMachine(FloorSteps):
         meter_id = data.draw(st.sampled_from(sorted(self.ref.meters)))
         meter = self.ref.meters[meter_id]
         amount_sub, reserve_sub = int(to_subunits(meter.amount)), int(to_subunits(meter.reserve))
-        up = st.integers(0, 10**10)  # up to $100
+        room = meter.room()  # NY 5320.8: never above the ceiling (that refusal is tested by hand)
+        up = st.integers(0, 10**10 if room is None else min(10**10, int(to_subunits(room))))
         amount = data.draw(st.one_of(up, st.integers(-amount_sub, 0), st.just(-amount_sub)))
         reserve = data.draw(st.one_of(up, st.integers(-reserve_sub, 0)))
         command = self._correction(meter_id, amount, reserve)
@@ -190,7 +209,7 @@ class FloorMachine(FloorSteps):
                 command = ActivateConfig(
                     command_id=self._next_id("cmd"),
                     source="pa.toml",
-                    text=PA,
+                    text=self.config_text,
                     by="manager-2",
                     occurred_at=self._now(),
                 )
@@ -223,17 +242,21 @@ class FloorMachine(FloorSteps):
         assert set(self.state.meters) == set(self.ref.meters)
         for meter_id, ref in self.ref.meters.items():
             meter = self.state.meters[meter_id]
-            actual = (from_subunits(meter.amount_sub), from_subunits(meter.reserve_sub))
-            assert actual == (ref.amount, ref.reserve), (meter_id, actual, ref)
+            actual = (
+                from_subunits(meter.amount_sub),
+                from_subunits(meter.reserve_sub),
+                from_subunits(meter.overflow_sub),
+            )
+            assert actual == (ref.amount, ref.reserve, ref.overflow), (meter_id, actual, ref)
 
     @invariant()
     def meters_are_conserved_and_never_negative(self) -> None:
         for meter in self.state.meters.values():
-            assert meter.explained_sub() == meter.amount_sub + meter.reserve_sub, meter
+            assert meter.explained_sub() == meter.held_sub(), meter
             assert meter.amount_sub >= 0, meter
             assert meter.reserve_sub >= 0, meter
         for ref in self.ref.meters.values():
-            assert ref.explained() == ref.amount + ref.reserve, ref
+            assert ref.explained() == ref.amount + ref.reserve + ref.overflow, ref
 
     @invariant()
     def hits_match(self) -> None:
@@ -266,9 +289,16 @@ OPERATOR_VARIANTS = (
 # --- the tests -----------------------------------------------------------------------------------
 
 
-def _run(max_examples: int, steps: int) -> None:
+class CappedFloorMachine(FloorMachine):
+    """The same floor with low ceilings carried on the shared $1 meters and the $5 meter
+    (NY 5320.8, NJ 13:69E-1.39A), crossed within a few rounds."""
+
+    config_text = capped_floor(PA)
+
+
+def _run(max_examples: int, steps: int, machine: type[FloorMachine] = FloorMachine) -> None:
     run_state_machine_as_test(
-        FloorMachine,
+        machine,
         settings=settings(
             max_examples=max_examples,
             stateful_step_count=steps,
@@ -280,6 +310,10 @@ def _run(max_examples: int, steps: int) -> None:
 
 def test_floor_against_the_reference_model() -> None:
     _run(max_examples=60, steps=50)
+
+
+def test_floor_with_ceilings_against_the_reference_model() -> None:
+    _run(max_examples=30, steps=50, machine=CappedFloorMachine)
 
 
 @pytest.mark.slow

@@ -64,12 +64,12 @@ BAD_LINES = (
 )
 
 
-def simulate(folder: Path, rounds: int, seed: int) -> Path:
+def simulate(folder: Path, rounds: int, seed: int, config: Path = CONFIG) -> Path:
     """A seeded simulated floor with the `BAD_LINES` spread through it."""
     raw = folder / "sim.jsonl"
     subprocess.run(
         [
-            *(sys.executable, "-m", "streams.cli", "simulate", "--config", str(CONFIG)),
+            *(sys.executable, "-m", "streams.cli", "simulate", "--config", str(config)),
             *("--rounds", str(rounds), "--seed", str(seed), "--forced-hands", "0.05"),
             *("--out", str(raw)),
         ],
@@ -86,12 +86,12 @@ def simulate(folder: Path, rounds: int, seed: int) -> Path:
     return events
 
 
-def deploy(bootstrap: str, table_partitions: int) -> TopicNames:
+def deploy(bootstrap: str, table_partitions: int, config: Path = CONFIG) -> TopicNames:
     """Fresh topics under a unique prefix, the configuration recorded and every meter seeded."""
     names = TopicNames(f"t{uuid.uuid4().hex[:10]}")
     layout = Layout(table_partitions=table_partitions, meter_partitions=6, other_partitions=3)
     created = provision(bootstrap, topic_specs(names, layout))
-    activate(bootstrap, names, CONFIG, first=names.events in created)
+    activate(bootstrap, names, config, first=names.events in created)
     return names
 
 
@@ -110,8 +110,10 @@ def stop_process(process: subprocess.Popen[bytes] | None) -> None:
 class Worker:
     """``python -m streams.scaleout.worker`` as a child process, logging to a file."""
 
-    def __init__(self, bootstrap: str, names: TopicNames, folder: Path) -> None:
-        self.bootstrap, self.names, self.folder = bootstrap, names, folder
+    def __init__(
+        self, bootstrap: str, names: TopicNames, folder: Path, config: Path = CONFIG
+    ) -> None:
+        self.bootstrap, self.names, self.folder, self.config = bootstrap, names, folder, config
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
@@ -119,7 +121,7 @@ class Worker:
         self.starts += 1
         log = (self.folder / f"worker-{self.starts}.log").open("wb")
         command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", self.bootstrap]
-        command += ["--prefix", self.names.prefix, "--config", str(CONFIG)]
+        command += ["--prefix", self.names.prefix, "--config", str(self.config)]
         command += ["--data-dir", str(self.folder / "data"), "--loglevel", "warning"]
         self.process = subprocess.Popen(
             command,
@@ -221,7 +223,7 @@ def test_partitioned_stream_conserves_and_matches_what_order_cannot_change(tmp_p
     fold = read_events(bootstrap, names)
     check_log(bootstrap, names, fold, events)
     for meter in fold.meters.values():
-        assert meter.explained_sub() == meter.amount_sub + meter.reserve_sub
+        assert meter.explained_sub() == meter.held_sub()
     document: dict[str, Any] = fold_document(_config(), fold.meters, fold)
     reference: dict[str, Any] = replay_file(CONFIG, events)
     for mine, theirs in zip(document["meters"], reference["meters"], strict=True):

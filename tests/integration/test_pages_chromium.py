@@ -28,7 +28,14 @@ import httpx
 import pytest
 
 from streams.http.tokens import add_token
-from tests.integration.chromium import Browser, chromium, decode_png, png_size, require_chromium
+from tests.integration.chromium import (
+    Browser,
+    chromium,
+    decode_png,
+    png_size,
+    require_chromium,
+    save,
+)
 from tests.streams.http.support import AKQ_SPADES, CONFIG, ROOT, event, full_round
 
 pytestmark = pytest.mark.integration
@@ -161,7 +168,7 @@ def sign_rises_then_celebrates_and_resets(
     posted = time.monotonic()
     post(base, device, full_round(AKQ_SPADES, round_id="R2", start=7))
     text = browser.wait_for(f"{PANEL}.classList.contains('celebrating') && {PANEL}.innerText")
-    (saved / "signage-celebration.png").write_bytes(browser.screenshot())
+    save(browser, "signage-celebration", saved)
     assert time.monotonic() - posted < 30  # the winning value within 30 seconds of the hit
     assert "JACKPOT!" in text
     assert "TABLE TCP-1" in text
@@ -179,7 +186,7 @@ def sign_turns_stale_while_the_server_is_frozen(
     browser.wait_for(f"{AMOUNT}.textContent === {FAULT!r}", timeout=15)
     texts = browser.evaluate("[...document.querySelectorAll('.amount')].map(e => e.textContent)")
     assert texts == [FAULT] * 4  # no number is left to look live
-    (saved / "signage-stale.png").write_bytes(browser.screenshot())
+    save(browser, "signage-stale", saved)
     box = browser.rect("[data-meter='tcp-progressive'] .amount")
     assert box["x"] >= 0
     assert box["x"] + box["width"] <= WIDTH
@@ -230,7 +237,7 @@ def surveillance_lists_hits_awards_and_alerts(
     row = browser.evaluate("document.querySelector('#pending tr[data-hit]').innerText")
     for shown in (
         *("tcp-1", "R2", "A♠", "K♠", "Q♠", "ace king queen of spades"),
-        *("$1000.28", "$1000.28 → $1000.00", "PENDING VALIDATION"),
+        *("$1,000.28", "$1,000.28 → $1,000.00", "PENDING VALIDATION"),
     ):
         assert shown in row, (shown, row)
     assert browser.evaluate("document.getElementById('status').textContent") == "LIVE"
@@ -242,7 +249,7 @@ def surveillance_lists_hits_awards_and_alerts(
     browser.wait_for("document.querySelectorAll('#alerts tr:not(.empty) td').length > 0")
     browser.wait_for("document.getElementById('alerts').innerText.includes('sign test credit')")
     split = table_text(browser, "splits")
-    assert "seat 4: $5000.21; seat 3: $5000.21" in split
+    assert "seat 4: $5,000.21; seat 3: $5,000.21" in split
     assert "A♦K♦Q♦J♦10♦" in split.replace("\t", "").replace(" ", "")
     assert "ace king queen suited\tA♥" in table_text(browser, "envy")
     assert "2\t1\ttcp-progressive" in table_text(browser, "envy")  # seat 2 paid, seat 1 held

@@ -49,9 +49,11 @@ from controller.model.events import (
 from controller.model.money import SUBUNITS_PER_CENT
 from controller.model.table_events import TableEventBase
 from streams.adapters.prometheus.liveness import LivenessCollector
+from streams.adapters.prometheus.money import MoneyCounter
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker
 
 SUBUNITS_PER_DOLLAR: Final = 100 * SUBUNITS_PER_CENT
+AWARD_KINDS: Final = ("progressive", "fixed", "envy")
 OPERATOR_COMMANDS: Final = frozenset({"ActivateConfig", "CorrectMeter", "ValidateHit", "PayHit"})
 _TABLE_TYPES: Final = (
     "line|body|event|round_opened|wager_placed|wagers_locked|decision|round_settled|round_voided"
@@ -116,11 +118,18 @@ class MetricsSensor:
         self.contributions = Counter(
             "jackpot_contributions", "Progressive wagers that funded a meter", meter, registry=reg
         )
-        self.contributed = Counter(
-            "jackpot_contributed_dollars", "Primary plus reserve contributed", meter, registry=reg
+        self.contributed = MoneyCounter(  # exact: integer sub-units, divided once per scrape
+            "jackpot_contributed_dollars",
+            "Primary plus reserve contributed",
+            "meter",
+            SUBUNITS_PER_DOLLAR,
         )
+        reg.register(self.contributed)
         self.awards = Counter("jackpot_awards", "Awards (one per player paid)", kind, registry=reg)
-        self.awarded = Counter("jackpot_awarded_dollars", "Amounts awarded", kind, registry=reg)
+        self.awarded = MoneyCounter(
+            "jackpot_awarded_dollars", "Amounts awarded", "kind", 100, AWARD_KINDS
+        )
+        reg.register(self.awarded)
         self.rejections = Counter(
             "jackpot_rejections", "Refused inputs by class", ["reason_class"], registry=reg
         )
@@ -145,9 +154,8 @@ class MetricsSensor:
             registry=reg,
         )
         self._liveness_metrics()
-        for award_kind in ("progressive", "fixed", "envy"):
+        for award_kind in AWARD_KINDS:
             self.awards.labels(award_kind)  # present at 0, so rates exist before the first award
-            self.awarded.labels(award_kind)
         self._controller: EmbeddedController | None = None
 
     def _liveness_metrics(self) -> None:
@@ -186,8 +194,7 @@ class MetricsSensor:
         match event:
             case ContributionRecorded():
                 self.contributions.labels(event.meter_id).inc()
-                dollars = (event.primary_sub + event.reserve_sub) / SUBUNITS_PER_DOLLAR
-                self.contributed.labels(event.meter_id).inc(dollars)
+                self.contributed.add(event.meter_id, event.primary_sub + event.reserve_sub)
             case ProgressiveHit():
                 for share in event.winners:
                     self._award("progressive", share.amount_cents)
@@ -202,7 +209,7 @@ class MetricsSensor:
 
     def _award(self, kind: str, cents: int) -> None:
         self.awards.labels(kind).inc()
-        self.awarded.labels(kind).inc(cents / 100)
+        self.awarded.add(kind, cents)
 
     def _set_meters(self, meter_ids: Sequence[str]) -> None:
         if self._controller is None:

@@ -79,7 +79,11 @@ def test_adding_a_table_applies_at_once() -> None:
 def without_five_dollar_tables() -> str:
     """The floor without tcp-7, tcp-8 and their meter tcp-progressive-5 (a valid configuration)."""
     text = PA[: PA.index("[tables.tcp-7]")]
-    block = '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+    block = (
+        '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+        'name = "$5 Three Card Poker Progressive"\n'
+        'ceiling = "25000.00"\noverflow = "carry"\n'
+    )
     assert block in text
     return text.replace(block, "")
 

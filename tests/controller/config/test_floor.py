@@ -195,10 +195,12 @@ def test_a_mistyped_link_is_named_even_if_it_orphans_a_meter() -> None:
     assert error.key == "tables.t.meters.progressive"
 
 
-def test_invalid_toml_names_the_file() -> None:
+def test_invalid_toml_names_the_file_then_the_place_then_the_problem() -> None:
+    error = refusal("[policy]\nenvy_holders = \n")
+    assert str(error) == "small.toml: line 2, column 16: not valid TOML: invalid value"
     error = refusal("[policy")
-    assert (error.source, error.key) == ("small.toml", "(file)")
-    assert "valid TOML" in error.expected
+    assert (error.source, error.key) == ("small.toml", "the end of the file")
+    assert error.expected == "not valid TOML: expected ']' at the end of a table declaration"
 
 
 def test_a_missing_section_is_named() -> None:
@@ -230,7 +232,14 @@ def test_a_later_configuration_may_add_a_table_and_a_meter() -> None:
 
 def test_a_later_configuration_may_not_drop_a_live_meter() -> None:
     # A live meter's definition changes only at a safe point (industry practice, rules README).
-    dropped = PA.replace('[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n', "")
+    dropped = PA.replace(
+        (
+            '[meters.tcp-progressive-5]\nprogressive = "pa-649a12e-A"\n'
+            'name = "$5 Three Card Poker Progressive"\n'
+            'ceiling = "25000.00"\noverflow = "carry"\n'
+        ),
+        "",
+    )
     dropped = dropped[: dropped.index("[tables.tcp-7]")]
     assert "tcp-progressive-5" not in dropped
     given(PA).when(activate(dropped)).then(rejected("'tcp-progressive-5' would vanish"))

@@ -214,8 +214,8 @@ def test_the_worked_stream_balances_to_the_sub_unit() -> None:
     assert m.flows.paid_sub == (100_004 + 900_038) * 1_000_000
     assert m.flows.released_sub == 16_000_000
     assert m.flows.corrected_amount_sub == 5_000_000
-    assert m.expected == (21_000_000, 0)
-    assert m.difference == (0, 0)
+    assert m.expected == (21_000_000, 0, 0)
+    assert m.difference == (0, 0, 0)
 
 
 def test_contributions_are_counted_by_table_and_by_wager_type() -> None:
@@ -319,7 +319,7 @@ def test_a_hit_whose_meter_after_was_altered_breaks_the_balance_with_the_event_b
     items[11] = replace(dealer_royal(7), meter_after_sub=17_000_000)
     report = run(items)
     m = meter(report)
-    assert m.difference == (1_000_000, 0)
+    assert m.difference == (1_000_000, 0, 0)
     assert not m.balanced
     assert {("hit", (12,)), ("balance", (12,))} <= findings(report)
 
@@ -386,16 +386,65 @@ def test_a_correction_that_takes_the_meter_below_zero_is_flagged() -> None:
     assert ("negative", (14,)) in findings(run(items))
 
 
-def test_overflow_above_a_ceiling() -> None:
+def _ceiling_config() -> FloorConfig:
     text = PA.replace(
         '[meters.tcp-five-card-bonus]\nprogressive = "pa-649a12i"',
         '[meters.tcp-five-card-bonus]\nprogressive = "pa-649a12i"\nceiling = "10000.30"',
     )
-    config = load_floor_config(text, "ceiling")
-    m = meter(run(stream()[:5], config=config))
+    return load_floor_config(text, "ceiling")
+
+
+def test_overflow_above_a_ceiling() -> None:
+    # NJ 13:69E-1.39A, worked by hand: ceiling $10,000.30 = 1,000,030,000,000; the 1st $0.21
+    # fits, the 2nd keeps 9,000,000 and carries 12,000,000, the 3rd carries all 21,000,000.
+    items = stream()[:5]
+    items[3] = replace(contribution(3, "tcp-1", "r1", 2, on="dealer"), overflow_sub=12_000_000)
+    items[4] = replace(contribution(4, "tcp-2", "r7", 3), overflow_sub=21_000_000)
+    report = run(items, config=_ceiling_config())
+    m = meter(report)
+    assert report.balanced, report.findings
     assert m.ceiling_cents == 1_000_030
-    assert m.above_ceiling_sub == 33_000_000  # 12,000,000 of the 2nd and all of the 3rd
+    assert m.closing.amount_sub == 1_000_030_000_000
+    assert m.above_ceiling_sub == 33_000_000
     assert m.overflow_sub == 33_000_000
+    assert m.expected == (1_000_030_000_000, 24_000_000, 33_000_000)
+    rows = [r for r in csv_rows(report) if r[0] == "balance" and r[1] == M]
+    flows = rows[: [r[2] for r in rows].index("expected")]
+    assert sum(int(r[6].replace(".", "")) for r in flows) == 33_000_000  # the overflow column
+
+
+def test_a_contribution_that_ignores_the_ceiling_is_flagged() -> None:
+    # The same stream recorded without the split: the meter passes its ceiling at positions 4, 5.
+    report = run(stream()[:5], config=_ceiling_config())
+    assert {("ceiling", (4,)), ("ceiling", (5,))} <= findings(report)
+    assert not report.balanced
+
+
+def test_a_reversal_from_the_overflow_and_a_reset_releasing_it_balance() -> None:
+    # Policy (README): the void takes back the 3rd contribution from the overflow; the dealer
+    # royal pays 1,000,030,000,000 and restarts at 0 + reserve 16,000,000 + overflow 12,000,000.
+    items = stream()[:5]
+    items[3] = replace(contribution(3, "tcp-1", "r1", 2, on="dealer"), overflow_sub=12_000_000)
+    items[4] = replace(contribution(4, "tcp-2", "r7", 3), overflow_sub=21_000_000)
+    reversal = stream()[5]
+    assert isinstance(reversal, ContributionsReversed)
+    items.append(replace(reversal, overflow_sub=21_000_000))
+    royal = replace(
+        dealer_royal(6),
+        amount_cents=1_000_030,
+        winners=(AwardShare(seat=7, amount_cents=1_000_030),),
+        meter_before_sub=1_000_030_000_000,
+        meter_after_sub=28_000_000,
+        overflow_before_sub=12_000_000,
+        overflow_after_sub=0,
+    )
+    items.append(royal)
+    report = run(items, config=_ceiling_config())
+    m = meter(report)
+    assert report.balanced, report.findings
+    assert (m.closing.amount_sub, m.closing.reserve_sub, m.overflow_sub) == (28_000_000, 0, 0)
+    assert m.flows.reversed_overflow_sub == 21_000_000
+    assert m.flows.overflow_released_sub == 12_000_000
 
 
 def test_the_last_25_hits_newest_first() -> None:

@@ -51,6 +51,7 @@ def test_a_reasoned_correction_moves_the_meter_and_says_who(api: Api) -> None:
         "meter_id": "tcp-progressive",
         "amount": "987.66",
         "reserve": "0.00",
+        "overflow": "0.00",
         "contributed": "0.00",
         "paid": "0.00",
         "hits": 0,

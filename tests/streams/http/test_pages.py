@@ -150,3 +150,42 @@ def test_the_openapi_paths_name_the_routes_and_their_errors(site: Pages) -> None
         assert "security" not in operation  # the document-wide bearer applies
         assert {"200", "400", "401", "403"} <= set(operation["responses"])
         assert operation["parameters"][0]["name"] == "token"
+
+
+def test_a_tables_sign_streams_only_that_tables_meters(site: Pages) -> None:
+    assert site.get("/signage", query={"tables": "tcp-7"})[0] == 200
+    status, body = site.get("/v1/stream/meters", query={"tables": "tcp-7,tcp-8"})
+    assert status == 200
+    snapshot = events(body)[0][1]
+    assert [m["meter_id"] for m in snapshot["meters"]] == ["tcp-progressive-5"]  # type: ignore[attr-defined]
+    assert snapshot["venue"] == "Keystone Riverfront Casino"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ({"tables": "tcp-99"}, "tables must name configured tables"),
+        ({"tables": ""}, "tables must name configured tables"),
+        ({"tables": "tcp-1", "meters": "tcp-progressive"}, "meters or tables, not both"),
+    ],
+)
+def test_a_bad_tables_query_says_why(site: Pages, query: dict[str, str], expected: str) -> None:
+    status, body = site.get("/signage", query=query)
+    assert status == 400
+    assert expected in body
+
+
+def test_a_hits_round_story_is_served_to_readers(site: Pages) -> None:
+    site.api.client.post("/v1/events", json=full_round(AKQ_SPADES), headers=auth("table_device"))
+    status, body = site.get("/v1/rounds/story", query={"table": "tcp-1", "round": "R1"})
+    assert status == 200
+    story = json.loads(body)
+    assert (story["table_id"], story["round_id"]) == ("tcp-1", "R1")
+    assert "progressive_hit" in [e["type"] for e in story["events"]]
+    assert all(e["received_at"] for e in story["events"])
+    assert site.get("/v1/rounds/story", query={"table": "tcp-1", "round": "R7"})[0] == 404
+    assert site.get("/v1/rounds/story", query={"table": "tcp-1"})[0] == 400
+    assert (
+        site.get("/v1/rounds/story", role=None, query={"table": "tcp-1", "round": "R1"})[0] == 401
+    )
+    assert site.get("/v1/rounds/story", role="table_device")[0] == 403

@@ -116,13 +116,19 @@ def test_a_correction_and_an_unexplained_change_are_moves_without_a_round() -> N
     assert "from 1.00 to 2.00" in moved.reason
 
 
-def test_labels_name_the_hand_that_wins_the_meter_and_the_unit(
+def test_labels_are_the_names_players_know_and_what_the_top_hand_wins(
     controller: EmbeddedController,
 ) -> None:
+    """Issue 16: "TCP FIVE CARD BONUS" is no name a player knows, and $0.24 beside "ROYAL FLUSH"
+    after a hit (reseed 0, 649a.12(i)(4)) reads as the prize: the sign says what the rules pay."""
     labels = meter_labels(controller.state.config)
     assert labels["tcp-progressive-5"] == (
-        "TCP PROGRESSIVE 5",
-        "ACE KING QUEEN OF SPADES · $5 WAGER",
+        "$5 Three Card Poker Progressive",  # the meter's own name
+        "ACE KING QUEEN OF SPADES WINS 100% OF METER · $5 WAGER",
+    )
+    assert labels["tcp-five-card-bonus"] == (
+        "Five Card Bonus",  # the progressive's name
+        "ROYAL FLUSH WINS 100% OF METER · $1 WAGER",
     )
     assert meter_labels(None) == {}
 
@@ -133,7 +139,8 @@ def test_a_hit_round_is_in_the_snapshot_and_stays_open_until_paid(
     feed = LiveFeed.attach(controller)
     controller.submit(full_round(AKQ_SPADES))
     [row] = meter_rows(feed, ["tcp-progressive"])
-    assert (row["amount"], row["hits"], row["label"]) == ("1000.00", 1, "TCP PROGRESSIVE")
+    assert (row["amount"], row["hits"]) == ("1000.00", 1)
+    assert row["label"] == "Three Card Poker Progressive"
     [hit] = kinds(feed, "hit")
     assert (hit["hit_id"], hit["table_id"], hit["cards"]) == (HIT_ID, "tcp-1", ["As", "Ks", "Qs"])
     assert (hit["meter_before"], hit["meter_after"], hit["amount"]) == (
@@ -295,6 +302,8 @@ def test_the_redis_pump_shows_hashes_and_hits_and_marks_an_outage() -> None:
     assert '"table_id":"tcp-3","amount":"1000.14","reset_amount":"1000.00"' in messages[1]
     [row] = meter_rows(feed)
     assert (row["amount"], row["seq"], row["hits"]) == ("1000.00", 6, 1)
+    last = feed.meters_snapshot(["m"])["last_hits"]["m"]  # type: ignore[index]
+    assert (last["table_id"], last["amount"]) == ("tcp-3", "1000.14")  # the panel's last hit
     assert not publish_hash(feed, "m", {"amount": "1.00", "seq": "6", "hits": "1"})  # not newer
     assert not publish_hash(feed, "m", {"amount": "1.00", "seq": "x"})  # malformed
     assert meter_rows(feed) == [row]
