@@ -137,7 +137,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
             continue
         rates = s.meter_def(meter_id)
         meter = s.meter(meter_id)
-        if rates is None or meter is None or not rates.hot:
+        if rates is None or meter is None or not rates.hot or meter.retired:
             return None
         seq = seqs[meter_id] = seqs.get(meter_id, meter.seq) + 1
         out.append(
@@ -226,7 +226,8 @@ def decide_settle(s: Session, e: RoundSettled) -> Answer:
     for step in steps:
         if isinstance(step, HitClaim):
             rates = s.meter_def(step.meter_id)
-            if rates is None or not rates.hot or s.meter(step.meter_id) is None:
+            meter = s.meter(step.meter_id)
+            if rates is None or not rates.hot or meter is None or meter.retired:
                 return None
         elif type(step) is not FixedAwarded and type(step) is not EnvyAwarded:
             return None

@@ -8,10 +8,35 @@ differential tests in ``tests/controller/fast/`` check it event by event).
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from immutables import Map
 
+from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
 from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced
+
+_ROUND_FIELDS = frozenset(
+    {"round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids"}
+)
+_CONTRIBUTION_FIELDS = frozenset(
+    {
+        "meter_id",
+        "table_id",
+        "round_id",
+        "seat",
+        "wager",
+        "on",
+        "wager_cents",
+        "primary_sub",
+        "reserve_sub",
+        "meter_seq",
+        "occurred_at",
+        "overflow_sub",
+        "diverted_sub",
+        "divert_to",
+    }
+)
 
 
 class Round:
@@ -121,10 +146,13 @@ class Meter:
         "hits",
         "meter_id",
         "open_rounds",
+        "overflow_sub",
         "paid_sub",
         "reserve_sub",
+        "retired",
         "seeded_sub",
         "seq",
+        "transferred_sub",
     )
 
     def __init__(self, state: MeterState) -> None:
@@ -138,22 +166,28 @@ class Meter:
         self.corrected_sub = state.corrected_sub
         self.hits = state.hits
         self.seq = state.seq
+        self.overflow_sub = state.overflow_sub
+        self.transferred_sub = state.transferred_sub
+        self.retired = state.retired
         self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
 
-    def contribute(
-        self, table_id: str, round_id: str, primary: int, reserve: int, seq: int
-    ) -> None:
-        """`evolve_meter` for a `ContributionRecorded`."""
-        entry = self.open_rounds.get(table_id)
+    def contribute(self, event: ContributionRecorded) -> None:
+        """`evolve_meter` for a `ContributionRecorded` (a part above a ceiling carried in the
+        overflow or diverted to another meter, as the event says)."""
+        primary, reserve, round_id = event.primary_sub, event.reserve_sub, event.round_id
+        pooled = primary - event.diverted_sub  # on the meter or in its overflow
+        entry = self.open_rounds.get(event.table_id)
         if entry is not None and entry[0] == round_id:
-            self.open_rounds[table_id] = (round_id, entry[1] + primary, entry[2] + reserve)
+            self.open_rounds[event.table_id] = (round_id, entry[1] + pooled, entry[2] + reserve)
         else:
-            self.open_rounds[table_id] = (round_id, primary, reserve)
-        self.amount_sub += primary
+            self.open_rounds[event.table_id] = (round_id, pooled, reserve)
+        self.amount_sub += primary - event.overflow_sub - event.diverted_sub
         self.reserve_sub += reserve
+        self.overflow_sub += event.overflow_sub
         self.contributed_sub += primary + reserve
+        self.transferred_sub -= event.diverted_sub
         self.contributions += 1
-        self.seq = seq
+        self.seq = event.meter_seq
 
     def freeze(self) -> MeterState:
         """The frozen meter."""
@@ -168,5 +202,23 @@ class Meter:
             corrected_sub=self.corrected_sub,
             hits=self.hits,
             seq=self.seq,
+            overflow_sub=self.overflow_sub,
+            transferred_sub=self.transferred_sub,
+            retired=self.retired,
             open_rounds=Map(self.open_rounds),
         )
+
+
+def _names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in fields(cls))
+
+
+#: Whether the state and event classes hold exactly the fields these records mirror. Another part
+#: of the rules may add fields; until this module learns them, the session sends everything to the
+#: reference (slower, never different).
+KNOWN_SHAPES = (
+    _names(MeterState) == frozenset(Meter.__slots__)
+    and _names(RoundState) == _ROUND_FIELDS
+    and _names(TableState) == frozenset(Table.__slots__)
+    and _names(ContributionRecorded) == _CONTRIBUTION_FIELDS
+)

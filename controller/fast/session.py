@@ -24,7 +24,7 @@ from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
-from controller.fast.records import Meter, Round, Table
+from controller.fast.records import KNOWN_SHAPES, Meter, Round, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
@@ -227,6 +227,7 @@ class Session:
             meter.open_rounds = {}
         meter.amount_sub = event.meter_after_sub
         meter.reserve_sub = event.reserve_after_sub
+        meter.overflow_sub = event.overflow_after_sub
         meter.seeded_sub += event.reseed_sub
         meter.paid_sub += event.amount_cents * SUBUNITS_PER_CENT
         meter.hits += 1
@@ -244,9 +245,7 @@ class Session:
 
     def apply_contribution(self, event: ContributionRecorded) -> None:
         """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
-        self.meter_or_new(event.meter_id).contribute(
-            event.table_id, event.round_id, event.primary_sub, event.reserve_sub, event.meter_seq
-        )
+        self.meter_or_new(event.meter_id).contribute(event)
         self.dirty_meters.add(event.meter_id)
         table = self.table(event.table_id)
         if table is not None and table.round is not None:
@@ -287,7 +286,7 @@ class Session:
 
     def step(self, command: Command) -> tuple[Event, ...]:
         """``decide(state, command)``, with the state advanced by the events it returns."""
-        decider = DECIDERS.get(type(command))
+        decider = DECIDERS.get(type(command)) if KNOWN_SHAPES else None
         if decider is not None and not self.pending:
             events = decider(self, command)
             if events is not None:
@@ -296,7 +295,7 @@ class Session:
 
     def apply(self, event: Event) -> None:
         """``evolve(state, event)``: a recorded event applied, never checked."""
-        applier = APPLIERS.get(type(event))
+        applier = APPLIERS.get(type(event)) if KNOWN_SHAPES else None
         if applier is None or not applier(self, event):
             state = self.state()
             self.adopt(state, (event,))

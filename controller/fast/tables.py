@@ -45,8 +45,8 @@ class TableFacts:
 
 
 class MeterFacts:
-    """A meter's rates. ``hot`` is False for a meter with a ceiling: its money moves through the
-    reference decider only, whatever a ceiling is made to do there."""
+    """A meter's rates. ``hot`` is False for a meter with a ceiling or a divert: its money moves
+    through the reference decider only (overflow and diverts, `controller.ceiling`)."""
 
     __slots__ = ("definition", "hot", "primary_ppm", "reserve_ppm")
 
@@ -54,7 +54,11 @@ class MeterFacts:
         self.definition = definition
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
-        self.hot = definition.ceiling_cents is None and _plain_meter(definition)
+        self.hot = (
+            definition.ceiling_cents is None
+            and not definition.divert_to
+            and _plain_meter(definition)
+        )
 
 
 def _plain_meter(definition: MeterDef) -> bool:
@@ -63,4 +67,11 @@ def _plain_meter(definition: MeterDef) -> bool:
     return set(type(definition).__slots__) == _KNOWN_METER_FIELDS
 
 
-_KNOWN_METER_FIELDS = {"meter_id", "progressive", "unit_cents", "ceiling_cents"}
+_KNOWN_METER_FIELDS = {
+    "meter_id",
+    "progressive",
+    "unit_cents",
+    "ceiling_cents",
+    "name",  # the sign's name: no part of the money
+    "divert_to",  # where a ceiling's excess goes: a meter with one is left to the reference
+}

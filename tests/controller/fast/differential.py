@@ -41,6 +41,12 @@ from tests.controller.scenario_builders import PA
 Step = Command | Callable[[FloorState], Command]
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 RATE_CHANGE = PA.replace('primary_rate = "14%"', 'primary_rate = "15%"')
+#: Low ceilings, so overflow is carried and diverted within a short run (NY 5320.8).
+CEILINGS = PA.replace('ceiling = "25000.00"', 'ceiling = "5004.00"').replace(
+    '[meters.tcp-five-card]\nprogressive = "pa-649a12h"\n',
+    '[meters.tcp-five-card]\nprogressive = "pa-649a12h"\nceiling = "10003.00"\n'
+    'overflow = "divert:tcp-five-of-six"\n',
+)
 
 
 @dataclass
@@ -149,20 +155,20 @@ def simulated(config: FloorConfig, seed: int, forced: float, void_rate: float) -
 
 
 def disturbed_floor(
-    count: int, seed: int, forced: float = 0.3, void_rate: float = 0.03
+    count: int, seed: int, forced: float = 0.3, void_rate: float = 0.03, text: str = PA
 ) -> Iterator[Step]:
     """``count`` table events of a simulated floor, with the operator's and devices' mistakes."""
-    config = load_floor_config(PA, "floor.toml")
+    config = load_floor_config(text, "floor.toml")
     rng = random.Random(seed ^ 0x5EED)  # a repeatable test input
     recent: deque[TableEvent] = deque(maxlen=64)
-    yield activation(PA, 0)
+    yield activation(text, 0)
     raws = simulated(config, seed, forced, void_rate)
     for number in range(count):
         event = _magic_in_hand(rng, from_contract(next(raws)))
         yield from _mistakes(rng, recent, event, number)
         yield event
         recent.append(event)
-        if number % 4_999 == 4_998:
+        if number % 4_999 == 4_998 and text == PA:
             yield activation(RATE_CHANGE if number // 4_999 % 2 == 0 else PA, number)
         if number % 211 == 210:
             yield _correction(rng, number)

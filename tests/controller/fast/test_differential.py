@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 
 from controller.floor import Command
 from controller.model.commands import ActivateConfig
+from controller.model.events import ContributionRecorded
 from controller.model.table_events import TableEventBase
 from tests.controller.fast.differential import (
+    CEILINGS,
     Step,
     Tally,
     disturbed_floor,
@@ -55,6 +57,14 @@ def test_a_simulated_floor_decides_and_replays_the_same(seed: int) -> None:
     _assert_covered(tally)
     replay_both(log, chunk=1_000)
     replay_both(log[:5_000])
+
+
+def test_a_floor_with_low_ceilings_decides_and_replays_the_same() -> None:
+    """Overflow carried and diverted to another meter (NY 5320.8) on the way."""
+    _, log, tally = run_both(disturbed_floor(30_000, 11, text=CEILINGS), check_every=499)
+    assert tally.kinds["ContributionDiverted"] > 0
+    assert any(isinstance(e, ContributionRecorded) and e.overflow_sub for e in log)
+    replay_both(log, chunk=1_000)
 
 
 @pytest.mark.slow
