@@ -121,7 +121,9 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
 
 def decide_lock(s: Session, e: WagersLocked) -> Answer:
     """The lock and one `ContributionRecorded` per linked wager, priced as `_contributions` and
-    `decide_meter` price them."""
+    `decide_meter` price them: what would take a meter above its ceiling is carried in its
+    overflow (`controller.ceiling.split_at_ceiling`, NY 5320.8), each wager against the meter as
+    the ones before it left it."""
     head = _head(s, e)
     if head is None:
         return None
@@ -130,6 +132,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
         return None
     out: list[Event] = [e]
     seqs: dict[str, int] = {}
+    amounts: dict[str, int] = {}  # each meter as the lock's earlier contributions leave it
     links = facts.links
     for wager in current.wagers:
         meter_id = links.get(wager.wager)
@@ -140,6 +143,12 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
         if rates is None or meter is None or not rates.hot or meter.retired:
             return None
         seq = seqs[meter_id] = seqs.get(meter_id, meter.seq) + 1
+        primary = contribution_subunits(wager.amount_cents, rates.primary_ppm)
+        overflow = 0
+        if rates.ceiling is not None:
+            amount = amounts.get(meter_id, meter.amount_sub)
+            overflow = primary - max(0, min(primary, rates.ceiling - amount))
+            amounts[meter_id] = amount + primary - overflow
         out.append(
             ContributionRecorded(
                 meter_id=meter_id,
@@ -149,10 +158,11 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
                 wager=wager.wager,
                 on=wager.on,
                 wager_cents=wager.amount_cents,
-                primary_sub=contribution_subunits(wager.amount_cents, rates.primary_ppm),
+                primary_sub=primary,
                 reserve_sub=contribution_subunits(wager.amount_cents, rates.reserve_ppm),
                 meter_seq=seq,
                 occurred_at=e.occurred_at,
+                overflow_sub=overflow,
             )
         )
     current.phase = "locked"

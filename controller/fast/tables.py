@@ -45,20 +45,18 @@ class TableFacts:
 
 
 class MeterFacts:
-    """A meter's rates. ``hot`` is False for a meter with a ceiling or a divert: its money moves
-    through the reference decider only (overflow and diverts, `controller.ceiling`)."""
+    """A meter's rates and ceiling. ``hot`` is False for a meter whose excess is diverted to
+    another meter: its money moves through the reference decider only (`controller.ceiling`);
+    an excess carried in the overflow is split here as `split_at_ceiling` splits it."""
 
-    __slots__ = ("definition", "hot", "primary_ppm", "reserve_ppm")
+    __slots__ = ("ceiling", "definition", "hot", "primary_ppm", "reserve_ppm")
 
     def __init__(self, definition: MeterDef) -> None:
         self.definition = definition
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
-        self.hot = (
-            definition.ceiling_cents is None
-            and not definition.divert_to
-            and _plain_meter(definition)
-        )
+        self.hot = not definition.divert_to and _plain_meter(definition)
+        self.ceiling = definition.ceiling_sub if self.hot else None
 
 
 def _plain_meter(definition: MeterDef) -> bool:
