@@ -12,6 +12,7 @@ Version 1 snapshots still load.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -24,7 +25,7 @@ from immutables import Map
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.events import ConfigActivated, ConfigChangeScheduled
 from controller.model.state import FloorState, HitState, MeterState, TableState
-from controller.snapshot import state_from_dict
+from controller.snapshot import state_from_dict, state_to_dict
 
 VERSION = 2
 # Both versions start with their version (the writers put it first), however the JSON is spaced.
@@ -44,6 +45,9 @@ class _Meter(msgspec.Struct, kw_only=True):
     corrected_sub: int
     hits: int
     seq: int
+    overflow_sub: int
+    transferred_sub: int
+    retired: bool
     open_rounds: dict[str, tuple[str, int, int]]
 
 
@@ -95,20 +99,34 @@ def decode_table(raw: bytes | msgspec.Raw) -> TableState:
     return _TABLE.decode(raw)
 
 
+def _shapes_known() -> bool:
+    """Whether version 2 writes every field of the state: another part of the rules may add
+    fields to the meters or the floor; until this module learns them, snapshots stay version 1
+    (`controller.snapshot`, which writes every field), never a version 2 that drops one."""
+    meter_fields = {f.name for f in dataclasses.fields(MeterState)} - {"open_rounds"}
+    floor_fields = {f.name for f in dataclasses.fields(FloorState)}
+    return meter_fields == set(_Meter.__struct_fields__) - {"open_rounds"} and floor_fields == {
+        "config",
+        "config_version",
+        "config_event",
+        "pending_config",
+        "tables",
+        "meters",
+        "hits",
+    }
+
+
+_SHAPES_KNOWN = _shapes_known()
+_METER_FIELDS = tuple(name for name in _Meter.__struct_fields__ if name != "open_rounds")
+
+
 def encode_snapshot(state: FloorState) -> bytes:
-    """The state as a version 2 snapshot."""
+    """The state as a version 2 snapshot (version 1 if the state has fields it does not know)."""
+    if not _SHAPES_KNOWN:
+        return json.dumps(state_to_dict(state), separators=(",", ":")).encode()
     meters = [
         _Meter(
-            meter_id=m.meter_id,
-            amount_sub=m.amount_sub,
-            reserve_sub=m.reserve_sub,
-            seeded_sub=m.seeded_sub,
-            contributed_sub=m.contributed_sub,
-            contributions=m.contributions,
-            paid_sub=m.paid_sub,
-            corrected_sub=m.corrected_sub,
-            hits=m.hits,
-            seq=m.seq,
+            **{name: getattr(m, name) for name in _METER_FIELDS},
             open_rounds=dict(m.open_rounds.items()),
         )
         for m in state.meters.values()
@@ -179,16 +197,7 @@ def load_snapshot(blob: bytes) -> tuple[FloorState, dict[str, msgspec.Raw]]:
         raise ValueError(msg)
     meters = {
         m.meter_id: MeterState(
-            meter_id=m.meter_id,
-            amount_sub=m.amount_sub,
-            reserve_sub=m.reserve_sub,
-            seeded_sub=m.seeded_sub,
-            contributed_sub=m.contributed_sub,
-            contributions=m.contributions,
-            paid_sub=m.paid_sub,
-            corrected_sub=m.corrected_sub,
-            hits=m.hits,
-            seq=m.seq,
+            **{name: getattr(m, name) for name in _METER_FIELDS},
             open_rounds=Map(m.open_rounds),
         )
         for m in raw.meters
