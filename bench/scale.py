@@ -42,6 +42,9 @@ from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.snapshot import decode_snapshot, encode_snapshot
 
+#: Snapshots are trusted only with a key (issue 15); a fixed one for the benchmark's own files.
+BENCH_KEY = bytes(32)
+
 GOAL = Goal(text="< 1 GB in all (peak RSS)", at_most=1024.0)
 RESTART_GOAL = Goal(text="< 1 s back in service", at_most=1.0)
 RESTARTS = 3
@@ -127,7 +130,7 @@ def measure(tables: int, meters: int, seed: int) -> dict[str, Any]:
     text = big_floor(tables, meters)
     out: dict[str, Any] = {"tables": tables, "meters": meters, "rss_baseline_mb": _rss_mb()}
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as folder:
-        log = SqliteLog(Path(folder) / "scale.db")
+        log = SqliteLog(Path(folder) / "scale.db", snapshot_key=BENCH_KEY)
         try:
             _untraced(text, tables, seed, log, out)
         finally:
@@ -164,7 +167,7 @@ def _restarts(path: Path, text: str) -> dict[str, Any]:
         gc.collect()
         forget_logged_configs()  # a restart is a new process: nothing parsed yet
         began = time.perf_counter()
-        log = SqliteLog(path)
+        log = SqliteLog(path, snapshot_key=BENCH_KEY)
         try:
             controller = EmbeddedController(log, log)
             outcome = controller.start(text, "bench-scale.toml")

@@ -23,6 +23,11 @@ from controller.model.table_events import (
 )
 
 SCHEMA_VERSION = 1
+#: Fields added after events were first logged, written only when set: what older versions logged
+#: keeps its bytes, and an event without them decodes to their defaults.
+_OMITTED_WHEN_EMPTY = frozenset(
+    {"idempotency_key", "request_digest", "second_by", "validated_by", "tables", "replaces"}
+)
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -33,7 +38,10 @@ def event_to_dict(event: Event) -> dict[str, Any]:
         out = {"type": event.TYPE}
         cls: type = type(event)
         for name in _names(cls):
-            out[name] = _plain(getattr(event, name))
+            value = getattr(event, name)
+            if not value and name in _OMITTED_WHEN_EMPTY:
+                continue
+            out[name] = _plain(value)
     out["schema_version"] = SCHEMA_VERSION
     return out
 

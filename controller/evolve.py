@@ -30,12 +30,13 @@ from controller.model.events import (
     MeterSeeded,
     MeterTransferredIn,
     MeterTransferredOut,
+    MysteryArmed,
+    MysteryRevealed,
     ProgressiveHit,
 )
 from controller.model.state import (
     FloorState,
     HitState,
-    HitStatus,
     MeterState,
     TableState,
     fast_replace,
@@ -48,6 +49,7 @@ from controller.model.table_events import (
     WagerPlaced,
     WagersLocked,
 )
+from controller.mystery import evolve_mystery
 from controller.rules.table_state import add_contribution, evolve_table
 
 
@@ -115,6 +117,9 @@ class _Floor:
                 self._pending_hit(event.hit_id, event.meter_id, event.amount_cents)
             case HitValidated() | HitPaid():
                 self._hit_status(event)
+            case MysteryArmed() | MysteryRevealed():
+                meter = self.meters.get(event.meter_id) or MeterState(meter_id=event.meter_id)
+                self.meters[event.meter_id] = evolve_mystery(meter, event)
             case ConfigActivated():
                 self.changes.update(
                     config=logged_config(event.digest, event.text, event.source),
@@ -150,5 +155,9 @@ class _Floor:
     def _hit_status(self, event: HitValidated | HitPaid) -> None:
         hit = self.hits.get(event.hit_id)
         if hit is not None:
-            status: HitStatus = "validated" if isinstance(event, HitValidated) else "paid"
-            self.hits[event.hit_id] = fast_replace(hit, status=status)
+            if isinstance(event, HitValidated):
+                self.hits[event.hit_id] = fast_replace(
+                    hit, status="validated", validated_by=event.by
+                )
+            else:
+                self.hits[event.hit_id] = fast_replace(hit, status="paid")

@@ -9,6 +9,7 @@ input: a refusal is an `EventRejected` event with the reason.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 
 from controller.ceiling import onward_claim
@@ -25,6 +26,7 @@ from controller.meter import (
 )
 from controller.model.commands import (
     ActivateConfig,
+    ArmMystery,
     CorrectMeter,
     OperatorCommand,
     PayHit,
@@ -33,15 +35,22 @@ from controller.model.commands import (
 )
 from controller.model.errors import ConfigError, RuleViolation
 from controller.model.events import (
+    ContributionRecorded,
     Event,
     EventRejected,
     HitPaid,
     HitValidated,
     MeterCorrected,
 )
-from controller.model.money import format_subunits
+from controller.model.money import (
+    MAX_MONEY_CENTS,
+    cents_to_subunits,
+    format_cents,
+    format_subunits,
+)
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEvent
+from controller.mystery import arm, evolve_mystery, hit_at_trigger
 from controller.rules.table import decide_table
 from controller.transfer import transfer
 
@@ -62,6 +71,8 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
                 return (_hit_life(state, command),)
             case TransferMeter():
                 return transfer(state, command)
+            case ArmMystery():
+                return (arm(state, command),)
             case _:
                 return _table_event(state, command)
     except RuleViolation as exc:
@@ -71,13 +82,15 @@ def decide(state: FloorState, command: Command) -> tuple[Event, ...]:
 
 
 def _rejected(command: Command, reason: str) -> EventRejected:
-    if isinstance(command, ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter):
+    if isinstance(command, OperatorCommand):
         return EventRejected(
             event_id=command.command_id,
             table_id="",
             event_type=type(command).__name__,
             reason=reason,
             occurred_at=command.occurred_at,
+            idempotency_key=command.idempotency_key,
+            request_digest=command.request_digest,
         )
     return EventRejected(
         event_id=command.event_id,
@@ -110,12 +123,24 @@ def _table_event(state: FloorState, event: TableEvent) -> tuple[Event, ...]:
             meter_event = decide_meter(meter, config.meters[claim.meter_id], claim)
             working[claim.meter_id] = evolve_meter(meter, meter_event)
             out.append(meter_event)
+            if isinstance(meter_event, ContributionRecorded):  # a mystery level's trigger
+                won = hit_at_trigger(
+                    working[claim.meter_id], config.meters[claim.meter_id], meter_event
+                )
+                if won is not None:
+                    after_hit = evolve_meter(working[claim.meter_id], won[0])
+                    working[claim.meter_id] = evolve_mystery(after_hit, won[1])
+                    out.extend(won)
             claim = onward_claim(meter_event)
     return (*out, *due_change(state, event, out))
 
 
 def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
-    """A meter goes down only by an award or an authorised correction that says who and why."""
+    """A meter goes down only by an award or an authorised correction that says who and why.
+
+    Bounded (issue 15): not zero, a reason a person can read, neither meter nor reserve below
+    zero or above the contract's money bound, and above the floor's ``correction_cap`` only with
+    a second, different supervisor (``second_by``), whom the event names."""
     meter = state.meters.get(command.meter_id)
     if meter is None:
         msg = f"unknown meter {command.meter_id!r}"
@@ -123,16 +148,32 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     if meter.retired:
         msg = f"meter {command.meter_id!r} is retired: it accepts nothing more"
         raise RuleViolation(msg)
-    if not command.by.strip() or not command.reason.strip():
-        msg = "a meter correction needs who made it (by) and why (reason)"
+    if not command.by.strip() or not visible(command.reason):
+        msg = "a meter correction needs who made it (by) and why (a reason with visible text)"
         raise RuleViolation(msg)
-    if (
-        meter.amount_sub + command.amount_delta_sub < 0
-        or meter.reserve_sub + command.reserve_delta_sub < 0
-    ):
+    if command.amount_delta_sub == 0 and command.reserve_delta_sub == 0:
+        msg = "a correction of zero changes nothing; send the amount and/or reserve to move"
+        raise RuleViolation(msg)
+    amount = meter.amount_sub + command.amount_delta_sub
+    reserve = meter.reserve_sub + command.reserve_delta_sub
+    if amount < 0 or reserve < 0:
         msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
         raise RuleViolation(msg)
+    if max(amount, reserve) > cents_to_subunits(MAX_MONEY_CENTS):
+        msg = (
+            f"correction would take meter {command.meter_id!r} or its reserve over "
+            f"{format_cents(MAX_MONEY_CENTS)}, the event contract's bound"
+        )
+        raise RuleViolation(msg)
     _check_below_ceiling(state, meter, command.amount_delta_sub)
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    if definition is not None and definition.mystery and command.amount_delta_sub > 0:
+        msg = (
+            f"meter {command.meter_id!r} is a mystery level: only wagers move it up toward its "
+            "sealed trigger (a correction could pass it with no winner)"
+        )
+        raise RuleViolation(msg)
+    _check_second(state, command)
     return MeterCorrected(
         meter_id=command.meter_id,
         amount_delta_sub=command.amount_delta_sub,
@@ -141,7 +182,30 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         reason=command.reason,
         meter_seq=meter.seq + 1,
         occurred_at=command.occurred_at,
+        second_by=command.second_by,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
     )
+
+
+def visible(text: str) -> bool:
+    """Whether ``text`` holds something a person can read: a letter, digit, punctuation mark or
+    symbol (a zero-width space or a control character alone is no reason)."""
+    return any(unicodedata.category(c)[0] in "LNPS" for c in text)
+
+
+def _check_second(state: FloorState, command: CorrectMeter) -> None:
+    """Above the cap, a correction needs a second supervisor other than the first."""
+    cap = _require_config(state).controls.correction_cap_cents
+    moved = abs(command.amount_delta_sub) + abs(command.reserve_delta_sub)
+    if moved <= cents_to_subunits(cap):
+        return
+    if not command.second_by.strip() or command.second_by == command.by:
+        msg = (
+            f"a correction of more than {format_cents(cap)} (correction_cap) needs a second, "
+            f"different supervisor besides {command.by}"
+        )
+        raise RuleViolation(msg)
 
 
 def _check_below_ceiling(state: FloorState, meter: MeterState, delta_sub: int) -> None:
@@ -167,11 +231,32 @@ def _hit_life(state: FloorState, command: ValidateHit | PayHit) -> HitValidated 
         if hit.status != "pending_validation":
             msg = f"hit {command.hit_id!r} is {hit.status}, not pending validation"
             raise RuleViolation(msg)
-        return HitValidated(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+        return HitValidated(
+            hit_id=hit.hit_id,
+            by=command.by,
+            occurred_at=command.occurred_at,
+            idempotency_key=command.idempotency_key,
+            request_digest=command.request_digest,
+        )
     if hit.status != "validated":
         msg = f"hit {command.hit_id!r} is {hit.status}; it must be validated before it is paid"
         raise RuleViolation(msg)
-    return HitPaid(hit_id=hit.hit_id, by=command.by, occurred_at=command.occurred_at)
+    dual = _require_config(state).controls.dual_control_from_cents
+    if dual is not None and hit.amount_cents >= dual and command.by == hit.validated_by:
+        msg = (
+            f"hit {command.hit_id!r} of {format_cents(hit.amount_cents)} is at or above "
+            f"{format_cents(dual)} (dual_control_from): a second supervisor, not "
+            f"{hit.validated_by} who validated it, pays it"
+        )
+        raise RuleViolation(msg)
+    return HitPaid(
+        validated_by=hit.validated_by,
+        hit_id=hit.hit_id,
+        by=command.by,
+        occurred_at=command.occurred_at,
+        idempotency_key=command.idempotency_key,
+        request_digest=command.request_digest,
+    )
 
 
 def replay(events: Iterable[Event], initial: FloorState | None = None) -> FloorState:

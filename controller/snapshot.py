@@ -104,6 +104,8 @@ def meter_to_dict(meter: MeterState) -> dict[str, Any]:
     """A meter's state as a plain dict (integers, and the open rounds as lists)."""
     out = {f.name: getattr(meter, f.name) for f in dataclasses.fields(meter)}
     out["open_rounds"] = {table: list(entry) for table, entry in meter.open_rounds.items()}
+    # An armed mystery trigger stays sealed in a snapshot, as in the log (`controller.mystery`).
+    out["mystery_trigger_cents"], out["mystery_salt"] = -1, ""
     return out
 
 

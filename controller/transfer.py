@@ -23,6 +23,12 @@ def transfer(
     """The two events of a transfer, or RuleViolation with the reason it is refused."""
     _check_people(command)
     config, source, target = _meters(state, command)
+    if config.meters[target.meter_id].mystery:
+        msg = (
+            f"meter {target.meter_id!r} is a mystery level: only wagers may take it toward its "
+            "sealed trigger"
+        )
+        raise RuleViolation(msg)
     _check_unlinked(config, source.meter_id)
     if state.pending_config is not None:  # it would link the meter again once it applies
         pending = state.pending_config
@@ -47,6 +53,8 @@ def transfer(
         overflow_sub=source.overflow_sub,
         meter_seq=source.seq + 1,
         occurred_at=command.occurred_at,
+        idempotency_key=command.idempotency_key,  # a retry finds this record: the first answer
+        request_digest=command.request_digest,
         **who,
     )
     arrived = MeterTransferredIn(

@@ -25,8 +25,9 @@ source var/run-tokens.env
 # A demo: each run starts a fresh log, since the simulated devices count their seq from 1 again
 # (a real device never does) and a kept log would refuse them.
 rm -f var/jackpot.db var/jackpot.db-*
+# Snapshots are tagged with a key kept apart from the database (made on first use, mode 600).
 $JACKPOT serve --config "$CONFIG" --db var/jackpot.db --tokens var/tokens.json --port "$PORT" \
-  --log-level warning &
+  --snapshot-key var/secrets/snapshot.key --log-level warning &
 SERVER=$!
 trap 'kill -TERM $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT INT TERM
 for _ in $(seq 100); do
@@ -36,15 +37,18 @@ done
 echo
 echo "Signage:       $BASE/signage?token=$READER"
 echo "Surveillance:  $BASE/surveillance?token=$READER"
-echo "Meters (API):  curl -H 'Authorization: Bearer $READER' $BASE/v1/meters"
+echo "Meters (API):  curl -H @var/reader.header $BASE/v1/meters"
 echo "Tokens are in var/run-tokens.env (supervisor: validate and pay hits, corrections)."
 echo
-$JACKPOT simulate --config "$CONFIG" --rounds "$ROUNDS" --forced-hands "${FORCED:-0.01}" \
-  --post "$BASE" --token "$DEVICE"
-curl -fsS -H "Authorization: Bearer $READER" "$BASE/v1/meters"
+# Tokens never go on a command line (ps shows every process's arguments): the simulator reads
+# $JACKPOT_TOKEN, curl reads its header from a file.
+(umask 077 && echo "Authorization: Bearer $READER" > var/reader.header)
+JACKPOT_TOKEN="$DEVICE" $JACKPOT simulate --config "$CONFIG" --rounds "$ROUNDS" \
+  --forced-hands "${FORCED:-0.01}" --post "$BASE"
+curl -fsS -H @var/reader.header "$BASE/v1/meters"
 echo
 # Idle tables still say they are alive (contract v2 heartbeats), so the signs stay in play.
-$JACKPOT simulate --config "$CONFIG" --rounds 0 --post "$BASE" --token "$DEVICE" \
+JACKPOT_TOKEN="$DEVICE" $JACKPOT simulate --config "$CONFIG" --rounds 0 --post "$BASE" \
   --keep-alive "${KEEP_ALIVE:-10}" 2>/dev/null &
 BEATS=$!
 trap 'kill -TERM $BEATS $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT INT TERM

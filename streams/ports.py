@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from controller.config.floor import FloorConfig
@@ -24,6 +24,9 @@ class LogRecord:
     key: str
     payload: bytes
     dedupe_id: str = ""
+    received_at: str = ""
+    """The controller's own clock when it received the input (RFC 3339, UTC): gaming days,
+    reports and pages go by it, never by a device's ``occurred_at`` (issue 15)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +36,8 @@ class StoredRecord:
     position: int
     key: str
     payload: bytes
+    received_at: str = ""
+    """The controller's receive time ("" for records written before it was kept)."""
 
 
 class EventLog(Protocol):
@@ -72,6 +77,16 @@ class EventLog(Protocol):
 
     def close(self) -> None:
         """Release the log; appended records stay."""
+        ...
+
+
+@runtime_checkable
+class ChainedLog(Protocol):
+    """A log whose records are hash chained (`streams.adapters.sqlite.SqliteLog`): the engine
+    walks the chain before it trusts the log at start (issue 15)."""
+
+    def verify(self, after: int = 0) -> int:
+        """Walk the chain to the head; the records checked, or LogTampered at the first break."""
         ...
 
 

@@ -14,6 +14,11 @@ names the file, the key and what was expected. Structure (see
                                           overflow ("carry" or "divert:<meter_id>")
     [tables.<id>]                         game, seats, wager unit, and wager -> meter links
     [communication]                       optional: table_silence_limit_seconds (default 30)
+    [controls]                            optional: correction_cap, dual_control_from
+
+Bounded (issue 15): the text at most `MAX_CONFIG_TEXT` characters and nested at most as deep as
+the parser can go, every number checked by shape before it is read, every amount within the
+event contract's money bounds, and a level's primary plus reserve rate at most 100% of the wager.
     venue = "..."; name = "..."           optional names players read on signs (`display`)
 """
 
@@ -25,24 +30,32 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Literal
 
+from controller.config.checks import check_link_targets, check_links, check_meter_bounds
 from controller.config.display import display_name, toml_error
 from controller.config.parts import (
     Award,
     Communication,
     ConfigReader,
+    Controls,
     parse_award,
     parse_bonuses,
     parse_communication,
+    parse_controls,
     parse_envy,
     parse_pays,
 )
 from controller.model.errors import ConfigError
 from controller.model.games import GAMES, PROGRESSIVE_WAGERS
-from controller.model.money import SUBUNITS_PER_CENT, parse_rate_ppm
+from controller.model.money import (
+    RATE_DENOMINATOR,
+    SUBUNITS_PER_CENT,
+    parse_rate_ppm,
+)
 
 __all__ = [
     "Award",
     "Communication",
+    "Controls",
     "FloorConfig",
     "MeterDef",
     "Policy",
@@ -55,10 +68,12 @@ __all__ = [
 ]
 
 HandSource = Literal["three_card", "five_card", "five_of_six"]
+ProgressiveKind = Literal["hand", "mystery"]
 HAND_SOURCES: tuple[HandSource, ...] = ("three_card", "five_card", "five_of_six")
 EnvyHolders = Literal["any_dealt_hand", "progressive_wagerers"]
 DealerHandTurn = Literal["first_wagerer_after_own", "first_wagerer_before_own", "after_all_players"]
 WAGER_TARGETS = ("own", "dealer", "other_seat")
+MAX_CONFIG_TEXT = 1_048_576
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +107,14 @@ class ProgressiveDef:
     Card Hand Bonus of 500 for 1); None: only percentage-of-meter awards do."""
     name: str = ""
     """What players call it on a sign ("Five Card Bonus"); "" shows the id."""
+    kind: ProgressiveKind = "hand"
+    """"hand": paid on a hand in the paytable. "mystery": a must-hit-by level, won by the wager
+    whose contribution takes the meter to a trigger drawn at each reset in [reset, must_hit_by)
+    (GLI-12 mystery progressives; `controller.mystery`). It has no paytable."""
+    reset_cents: int = 0
+    """A mystery level's start (its seed and its reseed), in cents."""
+    must_hit_by_cents: int = 0
+    """A mystery level's must-hit-by amount: every trigger is below it, so no hit reaches it."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,13 +149,23 @@ class MeterDef:
         )
 
     @property
+    def mystery(self) -> bool:
+        """A must-hit-by level (`controller.mystery`)."""
+        return self.progressive.kind == "mystery"
+
+    @property
     def seed_subunits(self) -> int:
-        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3))."""
+        """The seed in sub-units: "for 1" times the wager unit (649a.12(e)(3)); a mystery level
+        starts at its reset amount."""
+        if self.progressive.kind == "mystery":
+            return self.progressive.reset_cents * SUBUNITS_PER_CENT
         return int(self.progressive.seed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
 
     @property
     def reseed_subunits(self) -> int:
         """The reseed in sub-units; 0 for 649a.12(i)(4), whose next start comes from the reserve."""
+        if self.progressive.kind == "mystery":
+            return self.progressive.reset_cents * SUBUNITS_PER_CENT
         return int(self.progressive.reseed_for_one * self.unit_cents * SUBUNITS_PER_CENT)
 
 
@@ -157,6 +190,7 @@ class FloorConfig:
     meters: Mapping[str, MeterDef]
     tables: Mapping[str, TableDef]
     communication: Communication = field(default_factory=Communication)
+    controls: Controls = field(default_factory=Controls)
     venue: str = ""
     """The venue's title on signs (optional)."""
 
@@ -189,14 +223,20 @@ def forget_logged_configs() -> None:
 
 def load_floor_config(text: str, source: str) -> FloorConfig:
     """Parse and check a floor configuration; raise ConfigError naming ``source`` and the key."""
+    if len(text) > MAX_CONFIG_TEXT:
+        raise ConfigError(source, "(file)", f"at most {MAX_CONFIG_TEXT} characters of TOML")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where, what = toml_error(str(exc))
         raise ConfigError(source, where, f"not valid TOML: {what}") from exc
+    except RecursionError as exc:  # arrays or inline tables nested thousands deep
+        raise ConfigError(source, "(file)", "TOML nested less deeply") from exc
     root = ConfigReader(source, "", data)
-    known = {"policy", "progressives", "meters", "tables", "communication", "version", "title"}
-    known.add("venue")
+    known = {
+        *("policy", "progressives", "meters", "tables", "communication", "controls"),
+        *("version", "title", "venue"),
+    }
     root.only_keys(known)
     policy = _policy(root.table("policy", required=False))
     progressives = {
@@ -206,9 +246,9 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
     tables = {
         tid: _table(root.table("tables").table(tid), tid) for tid in root.table("tables").names()
     }
-    _check_link_targets(root.table("tables"), tables, set(root.table("meters").names()))
+    check_link_targets(root.table("tables"), tables, set(root.table("meters").names()))
     meters = _meters(root.table("meters"), progressives, tables)
-    _check_links(root.table("tables"), tables, meters)
+    check_links(root.table("tables"), tables, meters)
     return FloorConfig(
         source=source,
         policy=policy,
@@ -216,6 +256,7 @@ def load_floor_config(text: str, source: str) -> FloorConfig:
         meters=meters,
         tables=tables,
         communication=parse_communication(root.table("communication", required=False)),
+        controls=parse_controls(root.table("controls", required=False)),
         venue=display_name(root, "venue"),
     )
 
@@ -239,6 +280,8 @@ def _policy(reader: ConfigReader) -> Policy:
 
 
 def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    if reader.has("kind") and reader.choice("kind", ("hand", "mystery"), "hand") == "mystery":
+        return _mystery(reader, pid)
     reader.only_keys(
         {
             "rule",
@@ -253,17 +296,26 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
             "wager_on",
             "verify_for_one_from",
             "name",
+            "kind",
         }
     )
     hand = reader.choice("hand", HAND_SOURCES, None)
+    primary = _rate(reader, "primary_rate", required=True)
+    reserve = _rate(reader, "reserve_rate", required=False)
+    if primary + reserve > RATE_DENOMINATOR:
+        raise reader.error(
+            "reserve_rate",
+            "a rate that with primary_rate adds up to at most 100% of the wager "
+            f"(primary {primary / 10_000}% + reserve {reserve / 10_000}%)",
+        )
     return ProgressiveDef(
         progressive_id=pid,
         rule=reader.string("rule"),
         hand=hand,  # type: ignore[arg-type]
         seed_for_one=reader.fraction("seed"),
         reseed_for_one=reader.fraction("reseed"),
-        primary_ppm=_rate(reader, "primary_rate", required=True),
-        reserve_ppm=_rate(reader, "reserve_rate", required=False),
+        primary_ppm=primary,
+        reserve_ppm=reserve,
         pays=parse_pays(reader.table("pays"), hand),
         envy=parse_envy(reader.table("envy", required=False), hand),
         bonuses=parse_bonuses(reader.table("bonuses", required=False)),
@@ -272,6 +324,33 @@ def _progressive(reader: ConfigReader, pid: str) -> ProgressiveDef:
         if reader.has("verify_for_one_from")
         else None,
         name=display_name(reader, "name"),
+    )
+
+
+def _mystery(reader: ConfigReader, pid: str) -> ProgressiveDef:
+    """A must-hit-by level: its range and rates, no paytable (`controller.mystery`)."""
+    reader.only_keys(
+        {"rule", "kind", "reset", "must_hit_by", "primary_rate", "reserve_rate", "wager_on", "name"}
+    )
+    reset, must_hit_by = reader.cents("reset"), reader.cents("must_hit_by")
+    if must_hit_by <= reset:
+        raise reader.error("must_hit_by", f"an amount above reset ({reset} cents)")
+    return ProgressiveDef(
+        progressive_id=pid,
+        rule=reader.string("rule", "GLI-12 mystery progressive"),
+        hand="three_card",  # unused: a mystery level forms no hand
+        seed_for_one=Fraction(0),
+        reseed_for_one=Fraction(0),
+        primary_ppm=_rate(reader, "primary_rate", required=True),
+        reserve_ppm=_rate(reader, "reserve_rate", required=False),
+        pays=(),
+        envy={},
+        bonuses=(),
+        wager_on=frozenset(reader.string_list("wager_on", ("own",), ["own"])),
+        name=display_name(reader, "name"),
+        kind="mystery",
+        reset_cents=reset,
+        must_hit_by_cents=must_hit_by,
     )
 
 
@@ -333,6 +412,10 @@ def _meters(
                 f"the {unit}-cent wager unit of this meter",
             )
         ceiling = entry.cents("ceiling") if entry.has("ceiling") else None
+        if definition.kind == "mystery" and (ceiling is not None or entry.has("overflow")):
+            raise entry.error(
+                "ceiling", "no ceiling or overflow on a mystery level: its must_hit_by is its limit"
+            )
         meters[mid] = MeterDef(
             meter_id=mid,
             progressive=definition,
@@ -342,6 +425,7 @@ def _meters(
             divert_to=_overflow(entry, mid, ceiling, set(reader.names())),
         )
         _check_ceiling(entry, meters[mid])
+        check_meter_bounds(entry, meters[mid])
     _check_diverts(reader, meters)
     return meters
 
@@ -375,41 +459,13 @@ def _check_diverts(reader: ConfigReader, meters: Mapping[str, MeterDef]) -> None
     for start in meters:
         seen, current = {start}, meters[start].divert_to
         while current:
+            if meters[current].mystery:  # only a wager may take a mystery level to its trigger
+                raise reader.table(start).error(
+                    "overflow", f"a divert to a meter that is not a mystery level, got {current!r}"
+                )
             if current in seen:
                 raise reader.table(start).error(
                     "overflow", f"a divert chain without a loop (it comes back to {current!r})"
                 )
             seen.add(current)
             current = meters[current].divert_to
-
-
-def _check_link_targets(
-    reader: ConfigReader, tables: Mapping[str, TableDef], known: set[str]
-) -> None:
-    """A link to an undefined meter is named at the link (the likely typo), before meters are
-    checked for having tables."""
-    for tid, table in tables.items():
-        links = reader.table(tid).table("meters", required=False)
-        for wager, mid in table.links.items():
-            if mid not in known:
-                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
-
-
-def _check_links(
-    reader: ConfigReader, tables: Mapping[str, TableDef], meters: Mapping[str, MeterDef]
-) -> None:
-    for tid, table in tables.items():
-        links = reader.table(tid).table("meters", required=False)
-        rules = GAMES[table.game]
-        for wager, mid in table.links.items():
-            if mid not in meters:
-                raise links.error(wager, f"a meter defined under [meters], got {mid!r}")
-            hand = meters[mid].progressive.hand
-            if hand == "three_card" and rules.player_cards != frozenset({3}):
-                raise links.error(
-                    wager, f"a five-card progressive: {table.game} hands are not three cards"
-                )
-            if hand == "five_of_six" and rules.dealer_cards != frozenset({3}):
-                raise links.error(
-                    wager, f"a game with a three-card dealer hand for 5 of 6, not {table.game}"
-                )

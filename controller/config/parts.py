@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Literal
 
 from controller.model.errors import ConfigError, InvalidEvent
-from controller.model.money import parse_cents
+from controller.model.money import MAX_MONEY_CENTS, format_cents, parse_cents
 
 THREE_CARD_NAMES = (
     "ace_king_queen_of_spades",
@@ -39,6 +39,10 @@ FIVE_CARD_NAMES = (
 BONUS_NAMES = ("magic_card", "lucky_bonus")  # 649a.12(i)(3)
 _PERCENT = re.compile(r"([0-9]{1,3}(?:\.[0-9]{1,4})?)% of meter")
 _FOR_ONE = re.compile(r"([1-9][0-9]{0,6}) for 1")
+#: A "for 1" multiple or other plain number: whole, or up to six decimals, at most 10,000,000.
+#: Checked by shape before `Fraction` reads it ("1e6000000" would take seconds to build).
+_NUMBER = re.compile(r"[0-9]{1,8}(?:\.[0-9]{1,6})?")
+MAX_FOR_ONE = 10_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,21 +150,25 @@ class ConfigReader:
     def fraction(self, key: str) -> Fraction:
         """A non-negative whole or decimal number ("for 1" multiples such as seed = 1000)."""
         value = self.data.get(key)
-        try:
-            number = Fraction(str(value)) if isinstance(value, int | str) else None
-        except (ValueError, ZeroDivisionError):
-            number = None
-        if number is None or number < 0 or isinstance(value, bool):
-            raise self.error(key, 'a non-negative number such as 1000 or "0.5"')
+        text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+        number = Fraction(text) if _NUMBER.fullmatch(text) else None
+        if number is None or number > MAX_FOR_ONE:
+            raise self.error(
+                key, f'a non-negative number up to {MAX_FOR_ONE} such as 1000 or "0.5"'
+            )
         return number
 
     def cents(self, key: str) -> int:
         """A positive money amount written as a string with two decimals ("5.00")."""
         text = self.string(key)
         try:
-            return parse_cents(text)
+            cents = parse_cents(text)
         except InvalidEvent as exc:
             raise self.error(key, f'an amount like "1.00" ({exc})') from exc
+        if cents > MAX_MONEY_CENTS:
+            limit = format_cents(MAX_MONEY_CENTS)
+            raise self.error(key, f"an amount of at most {limit} (the event contract's bound)")
+        return cents
 
 
 def _names_for(hand: str) -> tuple[str, ...]:
@@ -214,6 +222,7 @@ def parse_bonuses(reader: ConfigReader) -> tuple[tuple[str, Award], ...]:
 
 DEFAULT_SILENCE_LIMIT_SECONDS = 30
 MAX_SILENCE_LIMIT_SECONDS = 86_400
+DEFAULT_CLOCK_SKEW_SECONDS = 300
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -225,12 +234,44 @@ class Communication:
     looks at time, and no meter changes because a table is silent."""
 
     table_silence_limit_seconds: int = DEFAULT_SILENCE_LIMIT_SECONDS
+    max_clock_skew_seconds: int = DEFAULT_CLOCK_SKEW_SECONDS
+    """A table event whose ``occurred_at`` is more than this ahead of the controller's clock is
+    refused: a device clock must not date records into a future gaming day."""
 
 
 def parse_communication(reader: ConfigReader) -> Communication:
-    """The optional ``[communication]`` section: ``table_silence_limit_seconds`` (default 30)."""
-    reader.only_keys({"table_silence_limit_seconds"})
-    if not reader.has("table_silence_limit_seconds"):
-        return Communication()
-    limit = reader.integer("table_silence_limit_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
-    return Communication(table_silence_limit_seconds=limit)
+    """The optional ``[communication]`` section: ``table_silence_limit_seconds`` (default 30) and
+    ``max_clock_skew_seconds`` (default 300)."""
+    reader.only_keys({"table_silence_limit_seconds", "max_clock_skew_seconds"})
+    limit, skew = DEFAULT_SILENCE_LIMIT_SECONDS, DEFAULT_CLOCK_SKEW_SECONDS
+    if reader.has("table_silence_limit_seconds"):
+        limit = reader.integer("table_silence_limit_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
+    if reader.has("max_clock_skew_seconds"):
+        skew = reader.integer("max_clock_skew_seconds", 1, MAX_SILENCE_LIMIT_SECONDS)
+    return Communication(table_silence_limit_seconds=limit, max_clock_skew_seconds=skew)
+
+
+DEFAULT_CORRECTION_CAP_CENTS = 100_000  # $1,000.00
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Controls:
+    """Two people for big money (the casino's dual control), from ``[controls]``.
+
+    ``correction_cap_cents``: a correction moving the meter and reserve by more than this in all
+    needs a second, different supervisor. ``dual_control_from_cents``: an award at or above this
+    is paid by a supervisor other than the one who validated it; None: no such rule."""
+
+    correction_cap_cents: int = DEFAULT_CORRECTION_CAP_CENTS
+    dual_control_from_cents: int | None = None
+
+
+def parse_controls(reader: ConfigReader) -> Controls:
+    """The optional ``[controls]`` section: ``correction_cap`` and ``dual_control_from``."""
+    reader.only_keys({"correction_cap", "dual_control_from"})
+    cap = reader.cents("correction_cap") if reader.has("correction_cap") else None
+    dual = reader.cents("dual_control_from") if reader.has("dual_control_from") else None
+    return Controls(
+        correction_cap_cents=DEFAULT_CORRECTION_CAP_CENTS if cap is None else cap,
+        dual_control_from_cents=dual,
+    )

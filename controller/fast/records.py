@@ -145,6 +145,10 @@ class Meter:
         "corrected_sub",
         "hits",
         "meter_id",
+        "mystery_commitment",
+        "mystery_salt",
+        "mystery_sealed",
+        "mystery_trigger_cents",
         "open_rounds",
         "overflow_sub",
         "paid_sub",
@@ -169,6 +173,10 @@ class Meter:
         self.overflow_sub = state.overflow_sub
         self.transferred_sub = state.transferred_sub
         self.retired = state.retired
+        self.mystery_commitment = state.mystery_commitment
+        self.mystery_sealed = state.mystery_sealed
+        self.mystery_trigger_cents = state.mystery_trigger_cents
+        self.mystery_salt = state.mystery_salt
         self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
 
     def contribute(self, event: ContributionRecorded) -> None:
@@ -205,6 +213,10 @@ class Meter:
             overflow_sub=self.overflow_sub,
             transferred_sub=self.transferred_sub,
             retired=self.retired,
+            mystery_commitment=self.mystery_commitment,
+            mystery_sealed=self.mystery_sealed,
+            mystery_trigger_cents=self.mystery_trigger_cents,
+            mystery_salt=self.mystery_salt,
             open_rounds=Map(self.open_rounds),
         )
 

@@ -122,6 +122,16 @@ class Session:
         """The configuration in force, as the event that activated it."""
         return self._base.config_event
 
+    def partial_state(self) -> FloorState:
+        """The frozen state without the tables still deferred: enough for what reads only the
+        configuration and the meters, and costs what changed since the last read."""
+        return self._flush()
+
+    def rebased(self, state: FloorState) -> Session:
+        """A session over ``state`` (a `partial_state` the edge changed outside the events, such
+        as a mystery trigger it unsealed), keeping the tables still deferred."""
+        return Session(state, self._deferred, self._decode)
+
     def rollback_point(self) -> Callable[[], Session]:
         """A new session at this point, when called: what an engine goes back to if the batch
         it decides next never becomes durable. Costs what changed since the last read."""

@@ -74,7 +74,8 @@ def settle(
     ctx = _Ctx(config, table, current, settled)
     for kind in PROGRESSIVE_WAGERS:
         meter_id = table.links.get(kind)
-        if meter_id is None:
+        # A mystery level is won by its trigger at the lock (`controller.mystery`), not by a hand.
+        if meter_id is None or config.meters[meter_id].mystery:
             continue
         wagers = [w for w in current.wagers if w.wager == kind]
         if wagers:

@@ -55,7 +55,7 @@ class MeterFacts:
         self.definition = definition
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
-        self.hot = not definition.divert_to and _plain_meter(definition)
+        self.hot = not definition.divert_to and not definition.mystery and _plain_meter(definition)
         self.ceiling = definition.ceiling_sub if self.hot else None
 
 
@@ -72,4 +72,5 @@ _KNOWN_METER_FIELDS = {
     "ceiling_cents",
     "name",  # the sign's name: no part of the money
     "divert_to",  # where a ceiling's excess goes: a meter with one is left to the reference
+    "mystery",  # a mystery level (won by its trigger at the lock): left to the reference
 }

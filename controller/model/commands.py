@@ -3,6 +3,10 @@
 Table events are the other kind of input (`controller.model.table_events`). Authentication happens
 at the
 edge; the core records the ``by`` it is given and enforces the order of a hit's life.
+
+``idempotency_key`` and ``request_digest`` are the caller's ``Idempotency-Key`` and a digest of
+the request it came with; the core copies both into the event it records (accepted or refused),
+so the edge can recognise a retry from the log alone, after a restart too.
 """
 
 from __future__ import annotations
@@ -19,6 +23,11 @@ class ActivateConfig:
     text: str
     by: str
     occurred_at: str
+    replaces: int = 0
+    """The version of the pending (scheduled) change this one replaces: a pending change is
+    replaced only by naming it, never silently."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -33,6 +42,10 @@ class CorrectMeter:
     by: str
     reason: str
     occurred_at: str
+    second_by: str = ""
+    """The second supervisor of a correction above the configured cap (dual control)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,6 +56,8 @@ class ValidateHit:
     hit_id: str
     by: str
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -53,6 +68,8 @@ class PayHit:
     hit_id: str
     by: str
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +85,27 @@ class TransferMeter:
     approved_by: str
     reason: str
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
-OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArmMystery:
+    """Fix a mystery level's next trigger. The edge draws ``trigger_cents`` uniformly in
+    [reset, must_hit_by) and ``salt`` from the operating system's secure source, and seals both
+    (``sealed``) under its key; the core stays pure and records only the commitment and the seal."""
+
+    command_id: str
+    meter_id: str
+    trigger_cents: int
+    salt: str
+    sealed: str
+    occurred_at: str
+    by: str = "system"
+    idempotency_key: str = ""
+    """Empty: the engine issues it itself, never an HTTP caller (kept beside the other operator
+    commands' fields so every `OperatorCommand` is handled alike)."""
+    request_digest: str = ""
+
+
+OperatorCommand = ActivateConfig | CorrectMeter | ValidateHit | PayHit | TransferMeter | ArmMystery

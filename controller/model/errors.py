@@ -14,7 +14,8 @@
     never caught
     └── AdapterError                  an edge technology failed (raised by `streams/`, wrapping
     the cause)
-        └── StoreUnavailable          the event log or a read model cannot be reached
+        ├── StoreUnavailable          the event log or a read model cannot be reached
+        └── LogTampered               the event log fails its hash chain (names the position)
 
 Why a tree and not ad-hoc exceptions: the ingest edge turns every `RuleViolation` into a dead-letter
 record with its message, and lets everything else crash loudly. Messages are bound first and say
@@ -73,3 +74,15 @@ class DuplicateRecord(AdapterError):
 
 class CorruptSnapshot(AdapterError):
     """A stored snapshot failed its checksum or could not be decoded: rebuild from the log."""
+
+
+class LogTampered(AdapterError):
+    """The event log fails its hash chain: a record was altered, removed or inserted.
+
+    ``position`` is the first record that does not hold. The controller refuses to start on it:
+    meters folded from a log that is not the one written are not served as true."""
+
+    def __init__(self, position: int, reason: str) -> None:
+        self.position = position
+        self.reason = reason
+        super().__init__(f"the event log fails its hash chain at position {position}: {reason}")

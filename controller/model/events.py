@@ -5,6 +5,9 @@ rest.
 Meter events carry ``meter_seq``, the meter's own operation number, so any consumer (the Redis
 read model, a Kafka meter processor after redelivery) can tell a stale or repeated update from a new
 one. Amounts on meters are in sub-units (`controller.model.money`), amounts paid are in whole cents.
+
+What an operator command records carries its ``idempotency_key`` and ``request_digest``
+(`controller.model.commands`): the log alone tells a retry from a new request.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ class ConfigActivated:
     digest: str
     by: str
     occurred_at: str
+    replaces: int = 0
+    """The version of the pending change this one replaced, named by the supervisor (0: none)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,6 +48,13 @@ class ConfigChangeScheduled:
     by: str
     occurred_at: str
     waiting_for: tuple[str, ...]
+    tables: tuple[str, ...] = ()
+    """The tables the change touches (changed, or linked to a changed meter, before or after):
+    it activates only when none of them has a round open."""
+    replaces: int = 0
+    """The version of the pending change this one replaced, named by the supervisor (0: none)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -214,6 +228,10 @@ class MeterCorrected:
     reason: str
     meter_seq: int
     occurred_at: str
+    second_by: str = ""
+    """The second supervisor of a correction above the configured cap (dual control)."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -232,6 +250,8 @@ class MeterTransferredOut:
     reason: str
     meter_seq: int
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -253,6 +273,40 @@ class MeterTransferredIn:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryArmed:
+    """A mystery level's trigger was drawn at the edge and fixed: the log records only the
+    commitment (SHA-256 of trigger and salt, `controller.mystery.commitment_of`) and the trigger
+    sealed under a key kept apart from the log. Nobody reading the log can learn the trigger; the
+    hit's `MysteryRevealed` lets anybody check it was fixed here, in range (GLI-12 mystery
+    progressives; N.J.A.C. 13:69E-1.39B)."""
+
+    TYPE: ClassVar[str] = "mystery_armed"
+    meter_id: str
+    commitment: str
+    sealed: str
+    reset_cents: int
+    must_hit_by_cents: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MysteryRevealed:
+    """A mystery level hit at its trigger: the trigger and salt behind the arming's commitment,
+    published with the hit (``hit_id``) so that anyone can verify it (`jackpot mystery-audit`)."""
+
+    TYPE: ClassVar[str] = "mystery_revealed"
+    meter_id: str
+    hit_id: str
+    commitment: str
+    trigger_cents: int
+    salt: str
+    reset_cents: int
+    must_hit_by_cents: int
+    amount_cents: int
+    occurred_at: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HitValidated:
     """A floorperson or above validated a progressive hit (649a.11(c)(5)(iii))."""
 
@@ -260,6 +314,8 @@ class HitValidated:
     hit_id: str
     by: str
     occurred_at: str
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -270,6 +326,10 @@ class HitPaid:
     hit_id: str
     by: str
     occurred_at: str
+    validated_by: str = ""
+    """Who validated it: for an award at or above ``dual_control_from`` not the payer."""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -284,6 +344,8 @@ class EventRejected:
     reason: str
     occurred_at: str
     raw: str = ""
+    idempotency_key: str = ""
+    request_digest: str = ""
 
 
 MeterEvent = (
@@ -302,6 +364,8 @@ DerivedEvent = (
     | MeterEvent
     | FixedAwarded
     | EnvyAwarded
+    | MysteryArmed
+    | MysteryRevealed
     | HitValidated
     | HitPaid
     | EventRejected
@@ -322,6 +386,8 @@ DERIVED_EVENT_TYPES: dict[str, type[DerivedEvent]] = {
         MeterTransferredIn,
         FixedAwarded,
         EnvyAwarded,
+        MysteryArmed,
+        MysteryRevealed,
         HitValidated,
         HitPaid,
         EventRejected,

@@ -24,6 +24,10 @@ from controller.model.errors import InvalidEvent
 SUBUNITS_PER_CENT = 1_000_000
 RATE_DENOMINATOR = 1_000_000  # rates are whole parts per million of the wager
 _AMOUNT = re.compile(r"(0|[1-9][0-9]{0,11})\.([0-9]{2})")
+#: The event contract's largest amount of money, $999,999,999.99 (schemas/table-event.v1.json,
+#: ``amount``): a configuration's seeds, ceilings and caps and a meter itself stay within it.
+MAX_MONEY_CENTS = 99_999_999_999
+_RATE = re.compile(r"(?:[0-9]{1,3}(?:\.[0-9]{1,8})?%|[0-9](?:\.[0-9]{1,10})?)")
 
 
 def parse_cents(text: str) -> int:
@@ -91,7 +95,12 @@ def percent_of_meter_cents(meter_subunits: int, share: Fraction) -> int:
 
 
 def parse_rate_ppm(text: str) -> int | None:
-    """A rate such as "0.14" or "14%" as whole parts per million; None when it is not exact."""
+    """A rate such as "0.14" or "14%" as whole parts per million; None when it is not exact.
+
+    Plain decimals only, checked by shape first: an exponent such as "1e6000000" would make
+    `Fraction` build a number of millions of digits (seconds of work for a few bytes of text)."""
+    if _RATE.fullmatch(text) is None:
+        return None
     try:
         value = Fraction(text[:-1]) / 100 if text.endswith("%") else Fraction(text)
     except (ValueError, ZeroDivisionError):

@@ -111,6 +111,16 @@ class MeterState:
     """Net money moved in (+) or out (-) by other meters' diverts and by transfers."""
     retired: bool = False
     """Its pool was transferred away: it accepts nothing more, and stays in every report."""
+    mystery_commitment: str = ""
+    """A mystery level's armed commitment; "" while unarmed (`controller.mystery`)."""
+    mystery_sealed: str = ""
+    """The armed trigger and salt as the edge sealed them (opaque to the core)."""
+    mystery_trigger_cents: int = field(default=-1, compare=False)
+    """The armed trigger once the edge has unsealed it into this process's state (-1: unknown).
+    Never logged, never in a snapshot (`controller.snapshot.meter_to_dict`), never in a read API.
+    Not compared: what a process knows is not the state, so a refold of the log (which cannot
+    know it) equals the state served (the self-check, a restart)."""
+    mystery_salt: str = field(default="", compare=False)
     open_rounds: Map[str, tuple[str, int, int]] = field(default_factory=Map)
     """Per table, the round whose contributions are still in this meter: (round_id, primary_sub,
     reserve_sub). A void reverses at most this; a 100% hit pays it out and clears it. The primary
@@ -139,6 +149,7 @@ class HitState:
     meter_id: str
     amount_cents: int
     status: HitStatus
+    validated_by: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -130,7 +130,11 @@ def check_hit(meter: MeterState, hit: ProgressiveHit, definition: MeterDef | Non
     plus reserve only at 100% (rules README 6-7)."""
     problems = _priced(meter, hit)
     share = share_of(hit)
-    if share is None:
+    if hit.share == "mystery":  # pays its trigger (`controller.mystery.audit`), resets as 100%
+        share = Fraction(1)
+        if hit.amount_cents * SUBUNITS_PER_CENT > hit.meter_before_sub:
+            problems.append(f"paid {hit.amount_cents} cents, more than the meter held")
+    elif share is None:
         problems.append(f"share {hit.share!r} is not a percentage of the meter")
     elif percent_of_meter_cents(hit.meter_before_sub, share) != hit.amount_cents:
         due = percent_of_meter_cents(hit.meter_before_sub, share)

@@ -6,16 +6,20 @@ wager type, voids, awards by level and kind, reseeds, corrections with who and w
 and whether they add up to the sub-unit (`controller.reconciliation.ledger`), with every event that
 does not add up flagged by position (`controller.reconciliation.checks`).
 
-How a period is cut. The log's position order is the truth: ``occurred_at`` comes from each
-table's own clock, so it is neither unique nor always increasing. A period is therefore always a
-run of consecutive positions, and the opening is the state after the position before it:
+How a period is cut. The log's position order is the truth, and a record's time is the
+controller's receive time (``received_at``, issue 15); only a record logged before it was kept is
+placed by its ``occurred_at``, which comes from a table's own clock (counted in the notes). A
+period is always a run of consecutive positions, and the opening is the state after the position
+before it:
 
 - `PositionWindow(after=N, to=M)`: the records with N < position <= M (``to=None``: to the end).
 - `TimeWindow(start, end)` (``end`` exclusive): the period begins at the first record stamped at or
   after ``start`` and ends before the first later record stamped at or after ``end``. A record
   logged inside the period but stamped before ``start``, or logged after it but stamped before
   ``end`` (a slow table clock, a late batch), stays where the log put it and is counted in the
-  report's notes, so an odd cut is visible rather than silently moved.
+  report's notes, so an odd cut is visible rather than silently moved; records left out (logged
+  after the period, timed inside it) are also a ``left_out`` finding: the report does not
+  balance.
 - `gaming_day(day, starts, utc_offset)`: the `TimeWindow` of 24 hours from ``starts`` (e.g. 06:00)
   local time on ``day``, local time given as a fixed offset from UTC (e.g. -05:00). On a day the
   clocks change, give the offset in force at the start and expect a 23- or 25-hour day to be cut at
@@ -75,19 +79,24 @@ __all__ = [
 ]
 
 
+Record = tuple[int, Event | Unreadable] | tuple[int, Event | Unreadable, str]
+
+
 def reconcile(
-    records: Iterable[tuple[int, Event | Unreadable]],
+    records: Iterable[Record],
     period: Period,
     config: FloorConfig | None = None,
 ) -> Report:
-    """Fold the log's records (from the first, in order) into the period's report.
+    """Fold the log's records (from the first, in order) into the period's report. A record is
+    ``(position, event)`` or ``(position, event, received_at)``: the controller's receive time
+    places it in a time window; without one, its ``occurred_at`` does.
 
     ``config`` overrides the configuration found in the log (for ceilings set only on paper, or a
     log whose configuration text cannot be read).
     """
     fold = _Fold(period, config)
-    for position, item in records:
-        fold.add(position, item)
+    for record in records:
+        fold.add(record[0], record[1], record[2] if len(record) > 2 else "")
     return fold.finish()
 
 
@@ -114,15 +123,16 @@ class _Fold:
         self.phase: Phase = "before"
         self.opening_position = self.closing_position = self.head_position = 0
         self.records = self.early = self.late = self.unstamped = 0
+        self.left_out: list[int] = []  # positions logged after the period but timed inside it
         self.findings: list[Finding] = []
         self.notes: list[str] = []
         self.reports: tuple[MeterReport, ...] = ()
         self.hits: dict[str, str] = {}  # hit_id -> meter_id, until paid
         self.rounds: dict[tuple[str, str], dict[str, tuple[int, int, int]]] = {}
 
-    def add(self, position: int, item: Event | Unreadable) -> None:
-        """One record, in log order."""
-        self._advance(position, item)
+    def add(self, position: int, item: Event | Unreadable, received_at: str = "") -> None:
+        """One record, in log order, with the controller's receive time if the log kept it."""
+        self._advance(position, item, received_at)
         self.head_position = position
         if self.phase == "in":
             self.records += 1
@@ -132,7 +142,7 @@ class _Fold:
             return
         self._event(position, item)
 
-    def _advance(self, position: int, item: Event | Unreadable) -> None:
+    def _advance(self, position: int, item: Event | Unreadable, received_at: str) -> None:
         """Open or close the period at this record, by position or by its time stamp."""
         if isinstance(self.period, PositionWindow):
             to = self.period.to
@@ -141,7 +151,9 @@ class _Fold:
             if self.phase == "in" and to is not None and position > to:
                 self._close()
             return
-        at = None if isinstance(item, Unreadable) else _instant(item.occurred_at)
+        at = _instant(received_at) if received_at else None
+        if at is None and not isinstance(item, Unreadable):
+            at = _instant(item.occurred_at)
         if at is None:
             self.unstamped += self.phase == "in"
             return
@@ -153,6 +165,7 @@ class _Fold:
             self._close()
         elif self.phase == "after" and at < self.period.end:
             self.late += 1
+            self.left_out.append(position)
 
     def _open(self, position: int) -> None:
         self.phase = "in"
@@ -284,7 +297,7 @@ class _Fold:
             records=self.records,
             head_position=self.head_position,
             meters=self.reports,
-            findings=tuple(self.findings) + self._balance_findings(),
+            findings=(*self.findings, *self._balance_findings(), *self._left_out_finding()),
             notes=tuple(self.notes),
             head=tuple(self.ledgers[m].state for m in sorted(self.ledgers, key=self._order)),
         )
@@ -301,6 +314,18 @@ class _Fold:
                 )
                 findings.append(Finding("balance", meter.meter_id, meter.behind, message))
         return tuple(findings)
+
+    def _left_out_finding(self) -> tuple[Finding, ...]:
+        """Records timed inside the period but logged after its cut were left out: the report
+        is not whole, so it does not balance (issue 15: a device dated 9999-12-31 closed a
+        gaming day early and 5,053 records were left out of a report that exited 0)."""
+        if not self.left_out:
+            return ()
+        message = (
+            f"{len(self.left_out)} records timed inside the period were logged after its cut "
+            "and left out (the first 100 positions listed)"
+        )
+        return (Finding("left_out", "", tuple(self.left_out[:100]), message),)
 
     def _time_notes(self) -> None:
         for count, what in (

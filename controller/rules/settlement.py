@@ -54,7 +54,8 @@ def settle_round(
     for kind in PROGRESSIVE_WAGERS:
         meter_id = table.links.get(kind)
         wagers = tuple(w for w in round_state.wagers if w.wager == kind)
-        if meter_id is not None and wagers:
+        # A mystery level is won by its trigger at the lock (`controller.mystery`), not by a hand.
+        if meter_id is not None and wagers and not config.meters[meter_id].mystery:
             steps.extend(_settle_kind(ctx, config.meters[meter_id], wagers))
     return tuple(steps)
 

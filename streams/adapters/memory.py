@@ -27,7 +27,9 @@ class MemoryLog:
                 raise DuplicateRecord(msg)
             for record in batch:
                 position = len(self._records) + 1
-                self._records.append(StoredRecord(position, record.key, record.payload))
+                self._records.append(
+                    StoredRecord(position, record.key, record.payload, record.received_at)
+                )
             self._ids.update((r.dedupe_id, r.payload) for r in batch if r.dedupe_id)
             return len(self._records)
 

@@ -6,8 +6,14 @@ an acknowledged append survives power loss, not only a killed process.
 
 ::
 
-    log(position INTEGER PRIMARY KEY, key TEXT, payload BLOB, dedupe_id TEXT UNIQUE)
-    snapshots(position INTEGER PRIMARY KEY, blob BLOB, checksum TEXT)
+    log(position INTEGER PRIMARY KEY, key TEXT, payload BLOB, dedupe_id TEXT UNIQUE,
+        received_at TEXT, chain BLOB)
+    snapshots(position INTEGER PRIMARY KEY, blob BLOB, checksum TEXT, chain BLOB, tag TEXT)
+
+Tamper evidence (`streams.adapters.chain`): every record's ``chain`` hashes the one before it
+and its own bytes; `verify` walks it. A snapshot names the chain hash at its position and, with a
+``snapshot_key``, carries an HMAC tag; without a key no snapshot is trusted (`latest` refuses it,
+so the state is rebuilt from the log).
 """
 
 from __future__ import annotations
@@ -19,7 +25,13 @@ from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from controller.model.errors import CorruptSnapshot, DuplicateRecord, StoreUnavailable
+from controller.model.errors import (
+    CorruptSnapshot,
+    DuplicateRecord,
+    LogTampered,
+    StoreUnavailable,
+)
+from streams.adapters.chain import GENESIS, link, snapshot_tag, tag_holds
 from streams.ports import LogRecord, StoredRecord
 
 _IN_CHUNK = 500  # ids per `payloads_of` query (older SQLite allows 999 parameters)
@@ -28,12 +40,16 @@ CREATE TABLE IF NOT EXISTS log (
     position INTEGER PRIMARY KEY,
     key TEXT NOT NULL,
     payload BLOB NOT NULL,
-    dedupe_id TEXT UNIQUE
+    dedupe_id TEXT UNIQUE,
+    received_at TEXT NOT NULL DEFAULT '',
+    chain BLOB
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     position INTEGER PRIMARY KEY,
     blob BLOB NOT NULL,
-    checksum TEXT NOT NULL
+    checksum TEXT NOT NULL,
+    chain BLOB,
+    tag TEXT NOT NULL DEFAULT ''
 );
 """
 _READ_CHUNK = 5_000
@@ -43,8 +59,9 @@ _KEEP_SNAPSHOTS = 3
 class SqliteLog:
     """`streams.ports.EventLog` and `SnapshotStore` over one SQLite database file."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, snapshot_key: bytes | None = None) -> None:
         self.path = Path(path)
+        self._key = snapshot_key
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
@@ -52,18 +69,63 @@ class SqliteLog:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.executescript(_SCHEMA)
+            self._migrate()
+            self._last = self._chain_at(self._head_unlocked()) or GENESIS
         except sqlite3.Error as exc:
             msg = f"cannot open the event log at {self.path}: {exc}"
             raise StoreUnavailable(msg) from exc
 
+    def _migrate(self) -> None:
+        """Add the columns a database made by an older version lacks (its rows keep "")."""
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(log)")}
+        if "received_at" not in columns:
+            self._db.execute("ALTER TABLE log ADD COLUMN received_at TEXT NOT NULL DEFAULT ''")
+        if "chain" not in columns:
+            self._db.execute("ALTER TABLE log ADD COLUMN chain BLOB")
+            self._chain_all()
+        shots = {row[1] for row in self._db.execute("PRAGMA table_info(snapshots)")}
+        if "chain" not in shots:
+            self._db.execute("ALTER TABLE snapshots ADD COLUMN chain BLOB")
+            self._db.execute("ALTER TABLE snapshots ADD COLUMN tag TEXT NOT NULL DEFAULT ''")
+
+    def _chain_all(self) -> None:
+        """Chain a log written before records were chained, once, as it stands (from then on
+        changes show; what was changed before cannot be told)."""
+        previous = GENESIS
+        self._db.execute("BEGIN IMMEDIATE")
+        rows = self._db.execute(
+            "SELECT position, key, dedupe_id, received_at, payload FROM log ORDER BY position"
+        ).fetchall()
+        for position, key, dedupe, received, payload in rows:
+            previous = link(previous, position, (key, dedupe or "", received), bytes(payload))
+            self._db.execute("UPDATE log SET chain = ? WHERE position = ?", (previous, position))
+        self._db.execute("COMMIT")
+
+    def _chain_at(self, position: int) -> bytes | None:
+        """The chain hash stored at ``position`` (None: no such record, or none stored)."""
+        row = self._db.execute("SELECT chain FROM log WHERE position = ?", (position,)).fetchone()
+        return None if row is None or row[0] is None else bytes(row[0])
+
     def append(self, batch: Sequence[LogRecord]) -> int:
-        """Append atomically; DuplicateRecord (and nothing appended) if a dedupe id repeats."""
-        rows = [(r.key, r.payload, r.dedupe_id or None) for r in batch]
+        """Append atomically, each record chained to the one before; DuplicateRecord (and
+        nothing appended) if a dedupe id repeats."""
         with self._lock:
+            last = self._last
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                position = self._head_unlocked()
+                rows = []
+                for record in batch:
+                    position += 1
+                    dedupe = record.dedupe_id
+                    fields = (record.key, dedupe, record.received_at)
+                    last = link(last, position, fields, record.payload)
+                    row = (position, record.key, record.payload, dedupe or None)
+                    rows.append((*row, record.received_at, last))
                 self._db.executemany(
-                    "INSERT INTO log (key, payload, dedupe_id) VALUES (?, ?, ?)", rows
+                    "INSERT INTO log (position, key, payload, dedupe_id, received_at, chain) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    rows,
                 )
                 self._db.execute("COMMIT")
             except sqlite3.IntegrityError as exc:
@@ -80,21 +142,51 @@ class SqliteLog:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise
-            return self._head_unlocked()
+            self._last = last
+            return position
+
+    def verify(self, after: int = 0) -> int:
+        """Walk the hash chain from ``after`` (0: the first record) to the head; the number of
+        records checked. LogTampered naming the first record that does not hold: its hash, or a
+        gap or repeat in the positions (a record removed or inserted)."""
+        previous = GENESIS if after == 0 else self._stored_chain(after)
+        expected, checked = after + 1, 0
+        while True:
+            rows = self._query(
+                "SELECT position, key, dedupe_id, received_at, payload, chain FROM log "
+                "WHERE position > ? ORDER BY position LIMIT ?",
+                (expected - 1, _READ_CHUNK),
+            )
+            if not rows:
+                return checked
+            for position, key, dedupe, received, payload, chain in rows:
+                if position != expected:
+                    raise LogTampered(expected, f"record {expected} is missing")
+                previous = link(previous, position, (key, dedupe or "", received), bytes(payload))
+                if chain is None or bytes(chain) != previous:
+                    raise LogTampered(position, "the record or one before it was altered")
+                expected, checked = expected + 1, checked + 1
+
+    def _stored_chain(self, position: int) -> bytes:
+        with self._lock:
+            chain = self._chain_at(position)
+        if chain is None:
+            raise LogTampered(position, "the record holds no chain hash")
+        return chain
 
     def read(self, after: int = 0) -> Iterator[StoredRecord]:
         """Records after ``after`` in order, fetched in chunks so a long log streams."""
         position = after
         while True:
             rows = self._query(
-                "SELECT position, key, payload FROM log WHERE position > ? "
+                "SELECT position, key, payload, received_at FROM log WHERE position > ? "
                 "ORDER BY position LIMIT ?",
                 (position, _READ_CHUNK),
             )
             if not rows:
                 return
             for row in rows:
-                yield StoredRecord(position=row[0], key=row[1], payload=bytes(row[2]))
+                yield StoredRecord(row[0], row[1], bytes(row[2]), row[3])
             position = rows[-1][0]
 
     def head(self) -> int:
@@ -139,13 +231,17 @@ class SqliteLog:
         return found
 
     def save(self, position: int, blob: bytes) -> None:
-        """Keep a snapshot with its checksum; only the newest few are kept."""
+        """Keep a snapshot with its checksum, the chain hash at its position and (with a key)
+        its tag; only the newest few are kept."""
         checksum = hashlib.sha256(blob).hexdigest()
         with self._lock:
+            chain = self._chain_at(position) or GENESIS
+            tag = snapshot_tag(self._key, position, chain, blob) if self._key else ""
             self._db.execute("BEGIN IMMEDIATE")
             self._db.execute(
-                "INSERT OR REPLACE INTO snapshots (position, blob, checksum) VALUES (?, ?, ?)",
-                (position, blob, checksum),
+                "INSERT OR REPLACE INTO snapshots (position, blob, checksum, chain, tag) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (position, blob, checksum, chain, tag),
             )
             self._db.execute(
                 "DELETE FROM snapshots WHERE position NOT IN "
@@ -155,18 +251,45 @@ class SqliteLog:
             self._db.execute("COMMIT")
 
     def latest(self) -> tuple[int, bytes] | None:
-        """The newest snapshot; CorruptSnapshot if its checksum does not match."""
+        """The newest snapshot; CorruptSnapshot if its checksum or tag does not hold or there is
+        no key (rebuild from the log); LogTampered if its tag holds but the log's chain hash at
+        its position is another (the log was rewritten or cut beneath it)."""
         with self._lock:
             row = self._db.execute(
-                "SELECT position, blob, checksum FROM snapshots ORDER BY position DESC LIMIT 1"
+                "SELECT position, blob, checksum, chain, tag FROM snapshots "
+                "ORDER BY position DESC LIMIT 1"
             ).fetchone()
+            logged = None if row is None else self._chain_at(int(row[0]))
         if row is None:
             return None
-        blob = bytes(row[1])
+        position, blob, chain = int(row[0]), bytes(row[1]), bytes(row[3] or b"")
+        where = f"snapshot at position {position} in {self.path}"
         if hashlib.sha256(blob).hexdigest() != row[2]:
-            msg = f"snapshot at position {row[0]} in {self.path} fails its checksum"
+            msg = f"{where} fails its checksum"
             raise CorruptSnapshot(msg)
-        return int(row[0]), blob
+        if self._key is None:
+            msg = f"{where} is not trusted: no snapshot key was given to authenticate it"
+            raise CorruptSnapshot(msg)
+        if not tag_holds(self._key, position, chain, blob, str(row[4])):
+            msg = f"{where} fails its authentication (forged, or made under another key)"
+            raise CorruptSnapshot(msg)
+        if logged != chain:  # an authentic snapshot: the log beneath it was rewritten or cut
+            raise LogTampered(position, f"the log differs from what {where} authenticates")
+        return position, blob
+
+    def snapshots(self) -> list[tuple[int, bytes, bool]]:
+        """Every kept snapshot as (position, blob, whether it holds): its checksum and the chain
+        hash it names, and its tag when there is a key (without one the tag is not checked)."""
+        rows = self._query("SELECT position, blob, checksum, chain, tag FROM snapshots", ())
+        out = []
+        for position, blob, checksum, chain, tag in sorted(rows):
+            with self._lock:
+                logged = self._chain_at(int(position))
+            data, named = bytes(blob), bytes(chain or b"")
+            tagged = self._key is None or tag_holds(self._key, int(position), named, data, str(tag))
+            holds = hashlib.sha256(data).hexdigest() == checksum and tagged and logged == named
+            out.append((int(position), data, holds))
+        return out
 
     def close(self) -> None:
         """Close the database; appended records stay."""

@@ -27,6 +27,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("token", "streams.cli.token", ""),
     ("reconcile", "streams.cli.reconcile", ""),
     ("kafka", "streams.cli.kafka", "edge"),
+    ("verify", "streams.cli.verify", ""),
+    ("mystery-audit", "streams.cli.mystery_audit", ""),
 )
 PACKAGE = "table-jackpot-controller"
 

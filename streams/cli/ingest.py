@@ -18,6 +18,7 @@ from streams.adapters.sqlite import SqliteLog
 from streams.cli.common import Progress, fail
 from streams.door.json_lines import parse_json_line
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.mystery import key_for
 
 
 def add_parser(sub: Any) -> None:
@@ -27,6 +28,11 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--db", required=True, type=Path, help="the event log (SQLite file)")
     parser.add_argument("--batch", type=int, default=500, help="events per atomic append")
     parser.add_argument("--snapshot-every", type=int, default=20_000, help="events per snapshot")
+    parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        help="the mystery levels' sealing key (default <db>.mystery-key)",
+    )
     parser.add_argument("events", type=Path, help="table events, one JSON object per line")
     parser.set_defaults(handler=handle)
 
@@ -35,12 +41,15 @@ class ConfigRefused(JackpotError):
     """The controller refused the configuration; the message is its reason."""
 
 
-def open_controller(config: Path, db: Path, snapshot_every: int) -> EmbeddedController:
+def open_controller(
+    config: Path, db: Path, snapshot_every: int, mystery_key: Path | None = None
+) -> EmbeddedController:
     """An embedded controller over ``db``, restored and with ``config`` active (`ConfigRefused`
     if the configuration is refused: no event is ingested under a configuration not in force)."""
     text = config.read_text(encoding="utf-8")
     log = SqliteLog(db)
-    controller = EmbeddedController(log, log, snapshot_every=snapshot_every)
+    key = key_for(db, text, mystery_key)
+    controller = EmbeddedController(log, log, snapshot_every=snapshot_every, mystery_key=key)
     started = controller.start(text, str(config))
     if started.status == "rejected":
         log.close()
@@ -80,7 +89,7 @@ def handle(args: argparse.Namespace) -> int:
         return fail(prog, f"{args.events}: no such events file")
     if not args.db.parent.is_dir():
         return fail(prog, f"{args.db.parent}: no such directory for the event log")
-    controller = open_controller(args.config, args.db, args.snapshot_every)
+    controller = open_controller(args.config, args.db, args.snapshot_every, args.mystery_key)
     counts: Counter[str] = Counter()
     progress = Progress(prog, args.events.stat().st_size)
     for batch in _batches(args.events, args.batch, controller, progress):

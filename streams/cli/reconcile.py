@@ -29,7 +29,7 @@ from typing import Any
 
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, StoreUnavailable
-from controller.reconciliation.report import Period, gaming_day
+from controller.reconciliation.report import Period
 from streams.adapters.sqlite import SqliteLog
 from streams.cli import reconcile_liability
 from streams.ports import LiveMeters
@@ -37,6 +37,7 @@ from streams.reconcile.live import ServiceMeters, compare_live
 from streams.reconcile.service import (
     FORMATS,
     UsageError,
+    day_window,
     is_ok,
     output,
     parse_clock,
@@ -110,7 +111,7 @@ def period_from_args(args: argparse.Namespace) -> Period:
         raise UsageError(msg)
     if args.gaming_day is not None:
         day = parse_day(args.gaming_day)
-        return gaming_day(day, parse_clock(args.day_starts), parse_offset(args.utc_offset))
+        return day_window(day, parse_clock(args.day_starts), parse_offset(args.utc_offset))
     if args.start is not None or args.end is not None:
         if args.start is None or args.end is None:
             msg = "--from and --to go together"

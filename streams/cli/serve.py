@@ -1,6 +1,8 @@
 """``jackpot serve``: the HTTP API (`streams.http.app`) over the embedded engine, with uvicorn.
 
-On start it restores the state from the newest good snapshot and the log's tail, and activates
+On start it walks the log's hash chain (a break: it refuses to start, one line naming the
+position, exit 1; `jackpot verify` gives the full check), restores the state from the newest
+snapshot whose tag holds under ``--snapshot-key`` and the log's tail, and activates
 the configuration if it changed (a refused configuration stops it with exit code 2, before any
 port is opened). On SIGINT or SIGTERM uvicorn finishes the requests in flight; then a snapshot is
 saved so the next start replays little, and the log is closed (the process then ends by the signal,
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import socket
 import sys
 import threading
@@ -26,13 +29,16 @@ from typing import Any
 
 import uvicorn
 
-from controller.model.errors import ConfigError, StoreUnavailable
+from controller.model.errors import ConfigError, LogTampered, RuleViolation, StoreUnavailable
+from streams.adapters.chain import load_key
 from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.redis.playability_board import BoardPublisher
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
 from streams.adapters.sqlite import SqliteLog
-from streams.cli.common import OneLineParser, fail, run_handler, user_error
+from streams.cli.common import OneLineParser, fail, one_line, run_handler, user_error
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.mystery import key_for
+from streams.embedded.self_check import run_self_check
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
 from streams.http.tokens import TokenStore
@@ -49,6 +55,25 @@ def add_parser(sub: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default loopback)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080)")
     parser.add_argument("--snapshot-every", type=int, default=20_000, help="records per snapshot")
+    parser.add_argument(
+        "--snapshot-key",
+        type=Path,
+        default=_key_default(),
+        help="file of the key snapshots are tagged with, apart from the database (made on first "
+        "use; default $JACKPOT_SNAPSHOT_KEY_FILE); without one no snapshot is trusted",
+    )
+    parser.add_argument(
+        "--self-check-every",
+        type=float,
+        default=3600.0,
+        help="seconds between background checks that the log's chain holds and refolds to the "
+        "state served (0: never; a break stops all writes and fails /readyz)",
+    )
+    parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        help="the mystery levels' sealing key (default <db>.mystery-key)",
+    )
     parser.add_argument(
         "--max-body-bytes", type=int, default=DEFAULT_MAX_BODY, help="largest request body"
     )
@@ -69,17 +94,34 @@ def handle(args: argparse.Namespace) -> int:
     try:
         config_text = args.config.read_text(encoding="utf-8")  # the likelier typo first
         tokens = TokenStore.load(args.tokens)
+        key = load_key(args.snapshot_key) if args.snapshot_key else None
         _check_port(args.host, args.port)  # before the log is opened: uvicorn would start first
-        log = SqliteLog(args.db)
+        log = SqliteLog(args.db, snapshot_key=key)
     except (ConfigError, OSError, StoreUnavailable) as exc:
         return fail("jackpot serve", user_error(exc) or str(exc))
     try:
-        controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every)
-        started = controller.start(config_text, str(args.config), by="jackpot serve")
+        key = key_for(args.db, config_text, args.mystery_key)
+        controller = EmbeddedController(
+            log, log, snapshot_every=args.snapshot_every, mystery_key=key
+        )
+        try:
+            started = controller.start(config_text, str(args.config), by="jackpot serve")
+        except (LogTampered, StoreUnavailable, RuleViolation, ValueError) as exc:
+            # GLI-12 self-check: meters from a log that is not the one written are never served.
+            print(f"jackpot serve: refusing to start: {one_line(str(exc))}", file=sys.stderr)
+            return 1
         if started.status == "rejected":  # the reason names the file and the key already
             return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
+        if args.self_check_every > 0:
+            checker = threading.Thread(
+                target=run_self_check,
+                args=(controller, log, args.self_check_every, stop_signage),
+                daemon=True,
+                name="self-check",
+            )
+            checker.start()
         app = create_app(
             controller,
             tokens,
@@ -94,6 +136,11 @@ def handle(args: argparse.Namespace) -> int:
     finally:
         log.close()
     return 0
+
+
+def _key_default() -> Path | None:
+    path = os.environ.get("JACKPOT_SNAPSHOT_KEY_FILE", "")
+    return Path(path) if path else None
 
 
 def _start_signage(
@@ -132,6 +179,12 @@ def _stop(controller: EmbeddedController, log: SqliteLog, signage: threading.Eve
 def _announce(args: argparse.Namespace, controller: EmbeddedController, tokens: TokenStore) -> None:
     if controller.restore_note:
         print(f"jackpot serve: {controller.restore_note}", file=sys.stderr)
+    if args.snapshot_key is None:
+        print(
+            "jackpot serve: no --snapshot-key: snapshots are not trusted, every start refolds "
+            "the whole log",
+            file=sys.stderr,
+        )
     if not tokens.names():
         print(
             f"jackpot serve: {args.tokens} holds no tokens; every /v1 call is refused",

@@ -110,6 +110,11 @@ def _inline_refs(node: object, defs: dict[str, Any]) -> Any:
     return node if ref is not None else rest
 
 
+def _is_whole(_checker: object, instance: object) -> bool:
+    """JSON Schema's "integer", strictly: a Python int (not a bool, not a float like 1.0)."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
 def _build_validator(path: Path) -> Validator:
     schema = json.loads(path.read_text(encoding="utf-8"))
     # A broken contract file fails at import, not once per event.
@@ -117,7 +122,10 @@ def _build_validator(path: Path) -> Validator:
     formats = FormatChecker(formats=())
     formats.checks("date-time")(_is_rfc3339)
     extend = cast(Callable[..., type[Validator]], _validators.extend)
-    strict = extend(Draft202012Validator, validators={"pattern": _pattern})
+    # An integer is a JSON number written without a fraction: JSON Schema would count 1.0 as the
+    # integer 1, so a seat "1.0" became seat 1 (issue 15); the contract's integers are strict.
+    types = Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_whole)
+    strict = extend(Draft202012Validator, validators={"pattern": _pattern}, type_checker=types)
     return strict(_inline_refs(schema, schema["$defs"]), format_checker=formats)
 
 

@@ -4,8 +4,10 @@ Ingest runs each table event through the schema check, the idempotency check and
 fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
 state); the whole batch's events are appended to the log in one atomic write. A failed write puts
 the session back at the state the batch started from, so the state never runs ahead of the log. A
-restart loads the newest snapshot whose checksum holds (its tables decoded when first used) and
-replays the log's tail; a bad snapshot is ignored and the state rebuilt from the whole log.
+restart first walks the log's hash chain (a break stops the start with `LogTampered` naming the
+position), then loads the newest snapshot whose checksum and tag hold (its tables decoded when
+first used) and replays the log's tail; a bad or unauthenticated snapshot is ignored and the
+state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -16,23 +18,29 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Literal
 
 import msgspec
 
+from controller.config.floor import FloorConfig
 from controller.fast import Session
+from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, RuleViolation
+from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
+from controller.mystery import sealed_unknown, unarmed, with_trigger
 from streams.clock import utc_now
-from streams.codec import MAX_RAW_KEPT, encode, fold_into, record_key, reused_id_reason
+from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
+from streams.embedded.mystery import draw, unseal
+from streams.embedded.received import ahead_reason, latest_allowed
 from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
-from streams.ports import EventLog, LogRecord, SnapshotStore
+from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
 Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
@@ -48,6 +56,10 @@ class Outcome:
     event_id: str
     status: Status
     reason: str = ""
+    replayed: bool = False
+    """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
+    conflict: bool = False
+    """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
 
 
 class EmbeddedController:
@@ -61,7 +73,11 @@ class EmbeddedController:
         snapshot_every: int = 20_000,
         clock: Callable[[], str] = utc_now,
         monotonic: Callable[[], float] = time.monotonic,
+        mystery_key: bytes | None = None,
     ) -> None:
+        """``mystery_key`` seals and unseals mystery levels' triggers (`streams.embedded.mystery`);
+        a floor with a mystery level refuses to start without it."""
+        self._mystery_key = mystery_key
         self._log = log
         # Heartbeats and accepted events are signs of life; never logged, never in the state.
         self.liveness = LivenessTracker(monotonic)
@@ -71,9 +87,13 @@ class EmbeddedController:
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
         self._session = Session()
+        self._mystery_config: tuple[FloorConfig | None, bool] = (None, False)
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
+        self.integrity_fault = ""
+        """Set by the background self-check (`streams.embedded.self_check`) when the log on disk
+        no longer folds to the state served: nothing more is written, /readyz says why."""
 
     @property
     def state(self) -> FloorState:
@@ -99,6 +119,10 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
+            partial = self._session.partial_state()  # the meters: no table needs decoding
+            unsealed = self._unsealed(partial)
+            if unsealed is not partial:
+                self._session = self._session.rebased(unsealed)
             current = self._session.config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
@@ -112,6 +136,8 @@ class EmbeddedController:
             return self.operate(command)
 
     def _restore(self) -> None:
+        if isinstance(self._log, ChainedLog):  # LogTampered at the first break: never served
+            self._log.verify()
         state, position = FloorState(), 0
         deferred: dict[str, msgspec.Raw] = {}
         try:
@@ -126,6 +152,43 @@ class EmbeddedController:
         position = fold_into(session, self._log, position)
         self._session, self._position, self._snapshot_position = session, position, position
 
+    def _unsealed(self, state: FloorState) -> FloorState:
+        """The state knowing every armed mystery trigger again (after a restart), with the key."""
+        for meter_id, commitment, sealed in sealed_unknown(state):
+            if self._mystery_key is None:
+                msg = (
+                    f"mystery level {meter_id!r} is armed: the engine needs its sealing key "
+                    "(serve --mystery-key FILE)"
+                )
+                raise RuleViolation(msg)
+            trigger, salt = unseal(self._mystery_key, commitment, sealed)
+            state = with_trigger(state, meter_id, trigger, salt)
+        return state
+
+    def _arming(self, state: FloorState) -> tuple[FloorState, tuple[Event, ...]]:
+        """Arm every mystery level waiting for a trigger (at activation, after each hit): the
+        draw happens here, at the edge, and reaches the core as `ArmMystery`."""
+        key, armed = self._mystery_key, list[Event]()
+        if state.config is None or not unarmed(state):
+            return state, ()
+        if key is None:  # refused before anything is logged: never a level that cannot hit
+            msg = "the floor has a mystery level: the engine needs a sealing key (--mystery-key)"
+            raise RuleViolation(msg)
+        for meter_id in unarmed(state):
+            command = draw(
+                state.config.meters[meter_id],
+                key,
+                occurred_at=self._clock(),
+                command_id=f"arm-{meter_id}-{state.meters[meter_id].seq}",
+            )
+            produced = decide(state, command)
+            if isinstance(produced[0], EventRejected):  # a bug, never a reason to stop ingest
+                continue
+            state = evolve_many(state, produced)
+            state = with_trigger(state, meter_id, command.trigger_cents, command.salt)
+            armed.extend(produced)
+        return state, tuple(armed)
+
     def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
 
@@ -136,14 +199,17 @@ class EmbeddedController:
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
+            now = self._clock()
+            latest = latest_allowed(self._session.partial_state(), now)  # the configuration
             with self._undo_on_error():
                 for raw in raws:
-                    outcome, produced, payload = self._one(raw, seen, heard, scope)
+                    outcome, produced, payload = self._one(raw, seen, heard, scope, latest=latest)
                     outcomes.append(outcome)
+                    produced = (*produced, *(self._arm() if produced else ()))
                     for index, event in enumerate(produced):
                         dedupe = event.event_id if isinstance(event, TableEventBase) else ""
                         encoded = payload if index == 0 and payload is not None else encode(event)
-                        batch.append(LogRecord(record_key(event), encoded, dedupe))
+                        batch.append(LogRecord(record_key(event), encoded, dedupe, now))
                         events.append(event)
                 position = self._append(batch)
             self._appended(position, events)
@@ -168,6 +234,8 @@ class EmbeddedController:
         seen: dict[str, bytes],
         heard: list[str],
         scope: Scope | None,
+        *,
+        latest: datetime | None = None,
     ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
         """The outcome, the events produced and, when accepted, the first event's (the table
         event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
@@ -194,6 +262,9 @@ class EmbeddedController:
             return Outcome(command.event_id, "duplicate", "already accepted"), (), None
         if earlier is not None:
             return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
+        ahead = ahead_reason(command.occurred_at, latest)
+        if ahead:
+            return (*self._dead_letter(raw, ahead), None)
         produced = self._session.step(command)  # decided, and the session advanced
         first = produced[0]
         if isinstance(first, EventRejected):
@@ -225,22 +296,77 @@ class EmbeddedController:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
         with self._lock:
             outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
-            batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._appended(self._append(batch), list(produced))  # a refusal changes no state
             return outcome
 
     def operate(self, command: OperatorCommand) -> Outcome:
-        """Decide an operator command (configuration, correction, hit validation or payment)."""
+        """Decide an operator command (configuration, correction, hit validation or payment).
+
+        A command with an ``idempotency_key`` is logged under ``operator:<command_id>`` (the edge
+        derives the id from the caller and the key): a retry finds its first record and gets the
+        first answer, applied once, even after a restart; the key with another request is refused
+        and dead-lettered. All under the engine lock, so concurrent retries apply once too."""
         with self._lock:
+            dedupe = f"operator:{command.command_id}" if command.idempotency_key else ""
+            if dedupe:
+                earlier = self._log.payloads_of([dedupe]).get(dedupe)
+                if earlier is not None:
+                    return self._repeat(command, decode(earlier))
+            back = self._session.rollback_point()
             with self._undo_on_error():
                 produced = self._session.step(command)
-                batch = [LogRecord(record_key(e), encode(e)) for e in produced]
+                try:
+                    armings = self._arm()
+                except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
+                    self._session, armings = back(), ()
+                    produced = (_refused(command, str(exc), self._clock()),)
+                produced = (*produced, *armings)
+                now = self._clock()
+                batch = [
+                    LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
+                    for index, e in enumerate(produced)
+                ]
                 position = self._append(batch)
             self._appended(position, list(produced))
             first = produced[0]
             if isinstance(first, EventRejected):
                 return Outcome(command.command_id, "rejected", first.reason)
             return Outcome(command.command_id, "accepted")
+
+    def _repeat(self, command: OperatorCommand, first: Event) -> Outcome:
+        """The answer to a command whose key was logged before with ``first``."""
+        if getattr(first, "request_digest", None) != command.request_digest:
+            reason = (
+                f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
+                "request; a retry must repeat the request exactly, a new request needs a new key"
+            )
+            outcome, produced = self._dead_letter(
+                {"event_id": command.command_id, "type": type(command).__name__}, reason
+            )
+            now = self._clock()
+            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
+            self._appended(self._append(batch), list(produced))
+            return replace(outcome, conflict=True)
+        if isinstance(first, EventRejected):
+            return Outcome(command.command_id, "rejected", first.reason, replayed=True)
+        return Outcome(command.command_id, "accepted", replayed=True)
+
+    def _arm(self) -> tuple[Event, ...]:
+        """`_arming` on the session: a floor without a mystery level (the common case) costs one
+        look at its configuration; with one, the session is rebased on the armed state."""
+        config = self._session.config
+        if self._mystery_config[0] is not config:
+            mystery = config is not None and any(d.mystery for d in config.meters.values())
+            self._mystery_config = (config, mystery)
+        if not self._mystery_config[1]:
+            return ()
+        partial = self._session.partial_state()
+        state, armings = self._arming(partial)
+        if state is not partial:
+            self._session = self._session.rebased(state)
+        return armings
 
     @contextmanager
     def _undo_on_error(self) -> Iterator[None]:
@@ -257,7 +383,12 @@ class EmbeddedController:
 
     def _append(self, batch: list[LogRecord]) -> int | None:
         """The log position after appending ``batch`` (None for an empty batch)."""
-        return self._log.append(batch) if batch else None
+        if not batch:
+            return None
+        if self.integrity_fault:  # a 503 at the edge: no meter moves on a log that is not ours
+            msg = f"the integrity self-check failed, nothing is written: {self.integrity_fault}"
+            raise StoreUnavailable(msg)
+        return self._log.append(batch)
 
     def _appended(self, position: int | None, events: list[Event]) -> None:
         """The batch is durable: tell the listeners, snapshot when due."""
@@ -269,9 +400,25 @@ class EmbeddedController:
         if position - self._snapshot_position >= self._snapshot_every:
             self.snapshot()
 
+    def view(self) -> tuple[FloorState, int]:
+        """The state and the position it reflects, taken together."""
+        with self._lock:
+            return self._session.state(), self._position
+
     def snapshot(self) -> None:
         """Save the state at the current position."""
         with self._lock:
             blob = encode_snapshot(self._session.state())
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
+
+
+def _refused(command: OperatorCommand, reason: str, now: str) -> EventRejected:
+    """The record of an operator command the engine itself cannot carry out."""
+    return EventRejected(
+        event_id=command.command_id,
+        table_id="",
+        event_type=type(command).__name__,
+        reason=reason,
+        occurred_at=now,
+    )

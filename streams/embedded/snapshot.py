@@ -48,6 +48,10 @@ class _Meter(msgspec.Struct, kw_only=True):
     overflow_sub: int
     transferred_sub: int
     retired: bool
+    mystery_commitment: str
+    mystery_sealed: str
+    mystery_trigger_cents: int
+    mystery_salt: str
     open_rounds: dict[str, tuple[str, int, int]]
 
 
@@ -131,6 +135,8 @@ def encode_snapshot(state: FloorState) -> bytes:
         )
         for m in state.meters.values()
     ]
+    for meter in meters:  # an armed mystery trigger stays sealed, as in the log and version 1
+        meter.mystery_trigger_cents, meter.mystery_salt = -1, ""
     snapshot = _Snapshot(
         snapshot_version=VERSION,
         config_event=state.config_event,

@@ -41,6 +41,7 @@ from streams.http import openapi as http_routes_openapi
 from streams.http import operator, pages
 from streams.http import playability as http_routes_playability
 from streams.http import read as http_routes_read
+from streams.http import transfer as http_routes_transfer
 from streams.http.common import (
     READ_ROLES,
     ApiContext,
@@ -83,6 +84,7 @@ def create_app(
         *http_routes_read.routes(ctx),
         *http_routes_playability.routes(ctx),
         *operator.routes(ctx),
+        *http_routes_transfer.routes(ctx),
         *reconcile_routes(lambda: ctx.log, guard=lambda ep: _read_guard(ctx, ep)),
         *pages.routes(ctx),
         *_service_routes(ctx),
@@ -146,6 +148,8 @@ def _not_ready(ctx: ApiContext) -> str:
     """Why the app cannot serve yet ("" when it can): no configuration restored, or no log."""
     if ctx.controller.state.config is None:
         return "no floor configuration is active: the state is not restored yet"
+    if ctx.controller.integrity_fault:
+        return f"the integrity self-check failed: {ctx.controller.integrity_fault}"
     try:
         ctx.log.head()
     except Exception as exc:  # any failure (a closed or missing database...) means "not ready"

@@ -8,6 +8,7 @@ and nothing it sent is applied or written to the log (it is counted in
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -30,6 +31,7 @@ DEFAULT_PAGE: Final = 100
 MAX_POSITION: Final = 2**63 - 1  # SQLite's INTEGER PRIMARY KEY range
 HEAD_KEPT: Final = 65_536  # what a refused body leaves in its dead letter
 MAX_BODY_DEPTH: Final = MAX_DEPTH + 2  # an event's own limit, inside an envelope and an array
+READ_TIMEOUT: Final = 10.0  # seconds a body may stall between two chunks
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 Handler = Callable[[Request, Principal], Awaitable[Response]]
@@ -120,7 +122,9 @@ def _refuse(
 
 
 async def read_body(request: Request, limit: int) -> bytes:
-    """The body, or BodyError 413 if its Content-Length or the bytes actually sent pass ``limit``.
+    """The body, or BodyError 413 if its Content-Length or the bytes actually sent pass ``limit``,
+    or 408 if the client sends nothing for `READ_TIMEOUT` seconds (a slow client holding a
+    connection and a buffer open is dropped).
 
     Both are checked: Content-Length may be absent (chunked) or lie, so bytes are counted as they
     arrive and reading stops at the limit; nothing past it is buffered.
@@ -134,7 +138,15 @@ async def read_body(request: Request, limit: int) -> bytes:
         raise BodyError(413, reason, head)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    stream = request.stream()
+    while True:
+        try:
+            chunk = await asyncio.wait_for(anext(stream), READ_TIMEOUT)
+        except StopAsyncIteration:
+            break
+        except TimeoutError as exc:
+            reason = f"body: nothing received for {READ_TIMEOUT:g} s; send the body at once"
+            raise BodyError(408, reason, b"".join(chunks)[:HEAD_KEPT]) from exc
         size += len(chunk)
         if size > limit:
             head = b"".join([*chunks, chunk])[:HEAD_KEPT]

@@ -45,6 +45,9 @@ from streams.http.tokens import Principal
 from streams.liveness.tracker import batch_playability
 
 MAX_BATCH: Final = 5_000
+#: Commas a body may hold (so JSON values, nesting being bounded): a full batch of settlements
+#: at seven seats (about 45 each) fits.
+MAX_COMMAS: Final = 64 * MAX_BATCH
 
 
 def routes(ctx: ApiContext) -> list[Route]:
@@ -57,7 +60,8 @@ async def ingest(ctx: ApiContext, request: Request, principal: Principal) -> Res
     body = b""
     try:
         body = await read_body(request, ctx.max_body_bytes)
-        events = events_of(parse_json(body))
+        # Off the event loop: a 4 MB body takes a while to parse, and /healthz must not wait.
+        events = await run_in_threadpool(parse_events, body)
     except BodyError as exc:
         raw = (exc.head or body)[:MAX_RAW_KEPT].decode("utf-8", "replace")
         reason = f"{exc.reason} (posted by {principal.name})"
@@ -82,6 +86,21 @@ def _playability(ctx: ApiContext, events: list[object], principal: Principal) ->
     ids = (e.get("table_id") for e in events if isinstance(e, dict))
     tables = (t for t in ids if isinstance(t, str) and not principal.refusal(t))
     return batch_playability(controller.state.config, controller.liveness, tables)
+
+
+def parse_events(body: bytes) -> list[object]:
+    """The events of a body: its count of JSON values bounded before it is parsed, then parsed
+    and shaped (`events_of`). Values in an array or object are apart by commas, and nesting is
+    bounded (`MAX_BODY_DEPTH`), so the commas bound the values: a 4 MB body of ``[{},{},...]``
+    (1.3 million objects, some 100 MB of Python objects) is refused before one is built."""
+    commas = body.count(b",")
+    if commas > MAX_COMMAS:
+        msg = (
+            f"body: {commas} commas, so too many JSON values, over the limit of {MAX_COMMAS} "
+            f"({MAX_BATCH} events at most per request); split it"
+        )
+        raise BodyError(413, msg, body[:MAX_RAW_KEPT])
+    return events_of(parse_json(body))
 
 
 def events_of(value: object) -> list[object]:

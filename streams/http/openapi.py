@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from streams.http import pages, playability
+from streams.http import pages, playability, transfer
 from streams.http.common import DEFAULT_PAGE, MAX_PAGE, MAX_POSITION
 from streams.http.openapi_schemas import Schema, component_schemas, ref
 
@@ -25,8 +25,11 @@ _WHY: Final[dict[int, str]] = {
     401: "No bearer token, or one that is unknown or revoked",
     403: "The token's role may not call this",
     404: "No such meter, or no such route",
-    409: "Refused by the rules (recorded in the log with the reason)",
-    413: "The body is over the size limit, or a batch holds over 5000 events (dead-lettered)",
+    408: "The client sent nothing for 10 s in the middle of its body: dropped (dead-lettered)",
+    409: "Refused by the rules (recorded in the log with the reason; a retry gets it again)",
+    422: "The Idempotency-Key was already used for a different request (recorded)",
+    413: "The body is over the size limit, holds too many JSON values, or a batch holds over 5000 "
+    "events (dead-lettered)",
     503: "The event log cannot be written right now; retry",
 }
 _OPEN: Final[list[dict[str, list[str]]]] = []  # no authentication
@@ -71,6 +74,7 @@ def _serialised() -> str:
             **_service_paths(),
             **pages.openapi_paths(),
             **playability.openapi_paths(),
+            **transfer.openapi_paths(_responses("", "Error", 400, 401, 403, 409, 413, 503)),
         },
         "components": {
             "schemas": component_schemas() | playability.component_schemas(),
@@ -121,6 +125,19 @@ def _path(name: str, description: str) -> Schema:
     }
 
 
+_IDEMPOTENCY_KEY: Final = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": True,
+    "schema": {"type": "string", "pattern": '^"?[!#-~]{1,255}"?$'},
+    "description": (
+        "Required on every state-changing call (IETF httpapi draft), e.g. a UUID: a retry with "
+        "the same key and request gets the first answer (header Idempotent-Replayed: true) and "
+        "is applied once, even after a restart; the same key with another request is 422."
+    ),
+}
+
+
 _PAGE: Final = [
     _query(
         "after",
@@ -146,6 +163,7 @@ def _ingest_paths() -> Schema:
             400,
             401,
             403,
+            408,
             413,
             503,
         ),
@@ -248,9 +266,14 @@ def _operator_paths() -> Schema:
         "correctMeter",
         "An authorised, reasoned correction of a meter and/or its reserve",
         roles,
-        _responses("The corrected meter", "CorrectionAnswer", 400, 401, 403, 404, 409, 413, 503),
+        _responses(
+            "The corrected meter", "CorrectionAnswer", 400, 401, 403, 404, 408, 409, 413, 422, 503
+        ),
     )
-    correct["parameters"] = [_path("meter_id", "a meter id from the floor configuration")]
+    correct["parameters"] = [
+        _path("meter_id", "a meter id from the floor configuration"),
+        _IDEMPOTENCY_KEY,
+    ]
     correct["requestBody"] = {
         "required": True,
         "content": {"application/json": {"schema": ref("CorrectionRequest")}},
@@ -262,16 +285,20 @@ def _operator_paths() -> Schema:
         ("pay", "Pay a validated hit"),
     ):
         operation = _operation(
-            f"{action}Hit", summary, roles, _responses("The hit", "HitAnswer", 401, 403, 409, 503)
+            f"{action}Hit",
+            summary,
+            roles,
+            _responses("The hit", "HitAnswer", 400, 401, 403, 408, 409, 422, 503),
         )
-        operation["parameters"] = [hit]
+        operation["parameters"] = [hit, _IDEMPOTENCY_KEY]
         out[f"/v1/hits/{{hit_id}}/{action}"] = {"post": operation}
     configure = _operation(
         "configure",
         "A new floor configuration (TOML): active at once, or scheduled for a safe point",
         roles,
-        _responses("Active or scheduled", "ConfigAnswer", 400, 401, 403, 409, 413, 503),
+        _responses("Active or scheduled", "ConfigAnswer", 400, 401, 403, 408, 409, 413, 422, 503),
     )
+    configure["parameters"] = [_IDEMPOTENCY_KEY]
     configure["requestBody"] = {
         "required": True,
         "content": {"application/json": {"schema": ref("ConfigRequest")}},

@@ -102,6 +102,7 @@ _METER: Final[Schema] = {
     "meter_id": _STR,
     "amount": _MONEY,
     "reserve": _MONEY,
+    "overflow": _MONEY,
     "contributed": _MONEY,
     "paid": _MONEY,
     "hits": _COUNT,
@@ -126,11 +127,19 @@ _REJECTION: Final[Schema] = {
     "reason": _STR,
     "raw": {"type": "string", "description": "the input as received (truncated)"},
     "occurred_at": _STR,
+    "received_at": {
+        "type": "string",
+        "description": "the controller's receive time, RFC 3339 UTC (empty: logged before kept)",
+    },
 }
 _RECORD: Final[Schema] = {
     "position": _POSITION,
     "key": {"type": "string", "description": "ordering key: a meter, a table or floor"},
     "event": {"type": "object", "description": "the stored event; its type names its kind"},
+    "received_at": {
+        "type": "string",
+        "description": "the controller's receive time, RFC 3339 UTC (empty: logged before kept)",
+    },
 }
 
 
@@ -226,6 +235,12 @@ def _operator_schemas() -> dict[str, Schema]:
             "properties": {
                 "toml": {"type": "string", "minLength": 1, "pattern": r"\S"},
                 "source": {"type": "string", "minLength": 1, "maxLength": 200},
+                "replaces": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 2**31 - 1,
+                    "description": "the version of the pending change this one replaces",
+                },
             },
         },
         "ConfigAnswer": _object(

@@ -16,7 +16,8 @@ Authentication: signs are display screens on the casino LAN, and a browser's Eve
 send an Authorization header, so every route also takes the token as ``?token=`` (the header still
 works). Give each screen its own ``read_only`` token (``jackpot token add NAME read_only``): it can
 read but change nothing, and it can be revoked alone. A token in a URL is written to access logs
-and browser history; never put a ``supervisor`` or ``table_device`` token in one.
+and browser history, so ``?token=`` takes a ``read_only`` token only (403 for any other role;
+those may still send the Authorization header).
 
 Streams: a stream quiet for ``heartbeat_seconds`` sends a heartbeat, so a page can tell a quiet
 floor from a dead feed; while the feed's source is lost (Redis, on the Kafka engine) it sends a
@@ -142,6 +143,13 @@ def caller(ctx: Gatekeeper, request: Request, roles: frozenset[Role]) -> Princip
         ctx.sensor.auth_failed("forbidden")
         allowed = ", ".join(sorted(roles))
         return error(403, f"role {principal.role} may not read {request.url.path} ({allowed})")
+    if principal.role != "read_only":  # a URL ends up in logs, histories and photos of screens
+        ctx.sensor.auth_failed("token_in_url")
+        return error(
+            403,
+            f"a {principal.role} token may not be put in a URL (?token=): use a read_only "
+            "token for a screen, or send this one in the Authorization header",
+        )
     return principal
 
 

@@ -137,7 +137,8 @@ def _award_rows(record: StoredRecord) -> list[View]:
 
 def _record_row(record: StoredRecord) -> list[View]:
     event: object = json.loads(record.payload)
-    return [{"position": record.position, "key": record.key, "event": event}]
+    row = {"position": record.position, "key": record.key, "event": event}
+    return [{**row, "received_at": record.received_at}]
 
 
 def _rejection_row(record: StoredRecord) -> list[View]:
@@ -155,5 +156,6 @@ def _rejection_row(record: StoredRecord) -> list[View]:
             "reason": event.reason,
             "raw": event.raw,
             "occurred_at": event.occurred_at,
+            "received_at": record.received_at,
         }
     ]

@@ -23,10 +23,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from controller.reconciliation.report import Period, Report, gaming_day
+from controller.reconciliation.report import Period, Report
 from streams.ports import EventLog
 from streams.reconcile.service import (
     UsageError,
+    day_window,
     output,
     parse_clock,
     parse_day,
@@ -91,7 +92,7 @@ def period_from_query(query: Mapping[str, str]) -> Period:
         raise UsageError(msg)
     if day is not None:
         starts = parse_clock(query.get("day_starts", "06:00"))
-        return gaming_day(parse_day(day), starts, parse_offset(query.get("utc_offset", "+00:00")))
+        return day_window(parse_day(day), starts, parse_offset(query.get("utc_offset", "+00:00")))
     if start is not None or end is not None:
         return time_window(_instant(start), _instant(end))
     return position_window(_position(after) or 0, _position(to))

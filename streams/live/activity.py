@@ -9,7 +9,7 @@ The alerts surveillance also gets are `streams.live.alerts`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import assert_never
 
 from controller.config.floor import FloorConfig
@@ -76,34 +76,43 @@ def advance(track: Track, event: MeterEvent) -> tuple[int | None, int | None]:
     return before, after
 
 
-def activity_rows(events: Iterable[Event], track: Track) -> list[Row]:
+def activity_rows(events: Iterable[Event], track: Track, received: Sequence[str] = ()) -> list[Row]:
     """Surveillance rows for a batch: hits, envy, fixed awards, hit status changes and
-    rejections, each with the meter before and after; ``track`` is advanced in place."""
+    rejections, each with the meter before and after; ``track`` is advanced in place. Each row
+    carries the controller's receive time of its event (``received``, in step with ``events``;
+    the page shows it, with the device's ``occurred_at`` beside it)."""
     rows: list[Row] = []
-    for event in events:
-        if isinstance(event, MeterEvent):
-            advance(track, event)
-            if isinstance(event, ProgressiveHit):
-                rows.append(hit_row(event))
-            continue
-        match event:
-            case EnvyAwarded() | FixedAwarded():
-                known = track.get(event.meter_id)
-                held = "" if known is None else format_subunits(known[0])
-                rows.append({**award_row(event), "meter_before": held, "meter_after": held})
-            case HitValidated() | HitPaid():
-                status = "validated" if isinstance(event, HitValidated) else "paid"
-                rows.append({"kind": "hit_status", "hit_id": event.hit_id, "status": status})
-                rows[-1] |= {"by": event.by, "occurred_at": event.occurred_at}
-            case EventRejected():
-                rows.append(
-                    {"kind": "rejected", "event_id": event.event_id, "reason": event.reason}
-                )
-                rows[-1] |= {"table_id": event.table_id, "event_type": event.event_type}
-                rows[-1] |= {"occurred_at": event.occurred_at}
-            case _:
-                continue
+    for index, event in enumerate(events):
+        count = len(rows)
+        _add_rows(rows, event, track)
+        stamp = received[index] if index < len(received) else ""
+        for row in rows[count:]:
+            row["received_at"] = stamp
     return rows
+
+
+def _add_rows(rows: list[Row], event: Event, track: Track) -> None:
+    """The rows one event adds to ``rows``."""
+    if isinstance(event, MeterEvent):
+        advance(track, event)
+        if isinstance(event, ProgressiveHit):
+            rows.append(hit_row(event))
+        return
+    match event:
+        case EnvyAwarded() | FixedAwarded():
+            known = track.get(event.meter_id)
+            held = "" if known is None else format_subunits(known[0])
+            rows.append({**award_row(event), "meter_before": held, "meter_after": held})
+        case HitValidated() | HitPaid():
+            status = "validated" if isinstance(event, HitValidated) else "paid"
+            rows.append({"kind": "hit_status", "hit_id": event.hit_id, "status": status})
+            rows[-1] |= {"by": event.by, "occurred_at": event.occurred_at}
+        case EventRejected():
+            rows.append({"kind": "rejected", "event_id": event.event_id, "reason": event.reason})
+            rows[-1] |= {"table_id": event.table_id, "event_type": event.event_type}
+            rows[-1] |= {"occurred_at": event.occurred_at}
+        case _:
+            return
 
 
 def hit_row(hit: ProgressiveHit) -> Row:

@@ -102,7 +102,8 @@ class LiveFeed:
             records = list(log.read(after=max(0, log.head() - count)))
             state = self._state_of()
             self._show_config(state.config)
-            self._digest([decode(r.payload) for r in records], state, received_at="")
+            events = [decode(r.payload) for r in records]
+            self._digest(events, state, "", [r.received_at for r in records])
             self._seen_position = max([self._seen_position, *(r.position for r in records)])
             now = self._clock()
             self._rows = {
@@ -132,16 +133,22 @@ class LiveFeed:
             self._display, self._labels = display, dict(display.labels)
 
     def _digest(
-        self, events: Sequence[Event], state: FloorState, received_at: str
+        self,
+        events: Sequence[Event],
+        state: FloorState,
+        received_at: str,
+        each: Sequence[str] = (),
     ) -> list[Message]:
         """Rows and messages for a batch; updates the kept state (call under the lock).
-        ``received_at``: the controller's clock at the commit ("" for a backfill: not known)."""
+        ``received_at``: the controller's clock at the commit ("" for a backfill); ``each``: the
+        receive time of each event where the log kept it (a backfill's records)."""
         touched = touched_meters(events)
         if any(isinstance(event, ConfigActivated) for event in events):
             self._show_config(state.config)
             touched |= set(state.meters)
         self.stories.add(events, received_at)
-        rows = [{**row, "received_at": received_at} for row in activity_rows(events, self._track)]
+        stamps = each or [received_at] * len(events)
+        rows = activity_rows(events, self._track, stamps)
         alerts = classify_alerts(events, envy_storm_over=self._envy_storm_over)
         amounts = {m: meter.amount_sub for m, meter in state.meters.items()}
         alerts += unexplained_moves(self._amounts, amounts, events)

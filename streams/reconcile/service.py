@@ -25,6 +25,7 @@ from controller.reconciliation.report import (
     Report,
     TimeWindow,
     Unreadable,
+    gaming_day,
     reconcile,
 )
 from controller.reconciliation.view import CSV_HEADER, csv_rows, report_document
@@ -85,6 +86,15 @@ def parse_instant(text: str) -> datetime:
     return value
 
 
+def day_window(day: date, starts: time, utc_offset: timedelta) -> TimeWindow:
+    """`gaming_day`, or UsageError for a day whose 24 hours leave the calendar (9999-12-31)."""
+    try:
+        return gaming_day(day, starts, utc_offset)
+    except OverflowError as exc:
+        msg = f"gaming day {day.isoformat()} ends after the last date the calendar holds"
+        raise UsageError(msg) from exc
+
+
 def time_window(start: datetime, end: datetime) -> TimeWindow:
     """[start, end), refused if empty."""
     if end <= start:
@@ -103,8 +113,9 @@ def position_window(after: int, to: int | None) -> PositionWindow:
 
 def records(
     log: EventLog, stop_after: int | None = None, progress: Progress | None = None, every: int = 0
-) -> Iterator[tuple[int, Event | Unreadable]]:
-    """The log decoded, from the first record; a record that does not decode is `Unreadable`."""
+) -> Iterator[tuple[int, Event | Unreadable, str]]:
+    """The log decoded, from the first record, with each record's receive time; a record that
+    does not decode is `Unreadable`."""
     head = log.head()
     for count, record in enumerate(log.read(after=0), start=1):
         if stop_after is not None and record.position > stop_after:
@@ -112,9 +123,9 @@ def records(
         if progress is not None and every > 0 and count % every == 0:
             progress(record.position, head)
         try:
-            yield record.position, decode(record.payload)
+            yield record.position, decode(record.payload), record.received_at
         except (RuleViolation, ValueError, KeyError, TypeError, AttributeError) as exc:
-            yield record.position, Unreadable(f"record does not decode: {exc}")
+            yield record.position, Unreadable(f"record does not decode: {exc}"), record.received_at
 
 
 def reconcile_log(

@@ -95,6 +95,14 @@ class MeterProcessor:
                 f"meters.{diverting[0]}.overflow",
                 '"carry" for the Kafka engine (it does not run "divert:" overflows yet)',
             )
+        mystery = sorted(m for m, d in config.meters.items() if d.mystery)
+        if mystery:  # its draw and seal run in the embedded engine only (`controller.mystery`)
+            raise ConfigError(
+                config.source,
+                f"meters.{mystery[0]}.progressive",
+                'a progressive of kind "hand" for the Kafka engine (it does not run mystery '
+                "levels yet; the embedded engine does)",
+            )
         self._config = config
         self._names = names
 

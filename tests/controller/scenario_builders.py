@@ -206,8 +206,10 @@ def correct(
     *,
     by: str = "manager-1",
     reason: str = "audit adjustment",
+    second_by: str = "manager-2",
 ) -> CorrectMeter:
-    """An authorised correction of a meter, in sub-units."""
+    """An authorised correction of a meter, in sub-units; co-signed by ``second_by`` (dual
+    control, needed above the floor's correction_cap)."""
     return CorrectMeter(
         command_id=BLANK,
         meter_id=meter_id,
@@ -216,6 +218,7 @@ def correct(
         by=by,
         reason=reason,
         occurred_at=BLANK,
+        second_by=second_by,
     )
 
 

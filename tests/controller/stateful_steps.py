@@ -229,6 +229,7 @@ class FloorSteps(RuleBasedStateMachine):
             amount_delta_sub=amount,
             reserve_delta_sub=reserve,
             by=by,
+            second_by="manager-2",  # dual control: above the correction_cap two supervisors sign
             reason=reason,
             occurred_at=self._now(),
         )

@@ -27,6 +27,7 @@ from tests.controller.scenario import (
     voided,
     wager,
 )
+from tests.controller.test_mystery import armed_floor, one_wager
 from tests.controller.test_transfer import LINK, METER, transfer_to
 
 BONUS = "five_card_hand_bonus"
@@ -78,6 +79,9 @@ def busy_floor() -> Scenario:
         transfer_to("tcp-progressive"),
     )
     scenario.when(at(wager(1, "ante", "1.00"), table="tcp-404"))
+    mystery = armed_floor(10_337)  # a mystery level armed, hit and revealed (its own floor)
+    mystery.events(*one_wager("m1"), *one_wager("m2"))
+    scenario.log.extend(mystery.log)
     return scenario
 
 

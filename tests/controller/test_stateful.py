@@ -167,6 +167,9 @@ class FloorMachine(FloorSteps):
         amount = data.draw(st.one_of(up, st.integers(-amount_sub, 0), st.just(-amount_sub)))
         reserve = data.draw(st.one_of(up, st.integers(-reserve_sub, 0)))
         command = self._correction(meter_id, amount, reserve)
+        if amount == reserve == 0:  # issue 15: a correction of zero is refused
+            self._submit(command, ok=False, why="zero correction")
+            return
         self._submit(command, ok=True, why="correction")
         self.ref.correct(meter_id, from_subunits(amount), from_subunits(reserve))
 

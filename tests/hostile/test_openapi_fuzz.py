@@ -108,6 +108,9 @@ class Ledger:
             results = response.json()["results"]
             self.recorded.update(r["reason"] for r in results if r["status"] == "rejected")
         elif case.method == "POST" and status == 409:  # a supervisor command the core refused
+            if response.headers.get("idempotent-replayed") is None:  # a retry is recorded once
+                self.recorded[response.json()["error"]] += 1
+        elif case.method == "POST" and status == 422:  # a key reused for another request
             self.recorded[response.json()["error"]] += 1
 
 

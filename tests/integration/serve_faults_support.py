@@ -45,6 +45,7 @@ class Service:
             "--db", str(folder / "jackpot.db"), "--tokens", str(folder / "tokens.json"),
             "--port", str(port), "--redis", redis_url, "--redis-prefix", prefix,
             "--snapshot-every", "400", "--log-level", "warning",
+            "--snapshot-key", str(folder / "secrets" / "snapshot.key"),
         ]  # fmt: skip
         self.process: subprocess.Popen[bytes] | None = None
         self.kills = 0

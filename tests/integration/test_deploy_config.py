@@ -35,6 +35,7 @@ EXPORTED = frozenset(
     {
         "jackpot_meter_amount_dollars",
         "jackpot_meter_reserve_dollars",
+        "jackpot_meter_overflow_dollars",
         "jackpot_contributions_total",
         "jackpot_contributed_dollars_total",
         "jackpot_awards_total",

@@ -244,7 +244,8 @@ def surveillance_lists_hits_awards_and_alerts(
     post(base, tokens["device"], busy_round())  # live from here on: no reload
     supervisor = {"Authorization": f"Bearer {tokens['supervisor']}"}
     fix = {"amount": "5.00", "reason": "sign test credit"}
-    httpx.post(f"{base}/v1/meters/tcp-five-of-six/corrections", json=fix, headers=supervisor)
+    keyed = {**supervisor, "Idempotency-Key": "chromium-correction-1"}
+    httpx.post(f"{base}/v1/meters/tcp-five-of-six/corrections", json=fix, headers=keyed)
     browser.wait_for(f"{title} === '2 HITS WAITING FOR VALIDATION'")
     browser.wait_for("document.querySelectorAll('#alerts tr:not(.empty) td').length > 0")
     browser.wait_for("document.getElementById('alerts').innerText.includes('sign test credit')")
@@ -262,7 +263,8 @@ def surveillance_lists_hits_awards_and_alerts(
     hit_id = browser.evaluate(
         "document.querySelector('#hits tr[data-hit$=\"/seat1\"]').dataset.hit"
     )
-    answer = httpx.post(f"{base}/v1/hits/{hit_id}/validate", headers=supervisor, timeout=10)
+    keyed = {**supervisor, "Idempotency-Key": "chromium-validate-1"}
+    answer = httpx.post(f"{base}/v1/hits/{hit_id}/validate", headers=keyed, timeout=10)
     assert answer.status_code == 200, answer.text
     browser.wait_for(f"{title} === '1 HIT WAITING FOR VALIDATION'")
     assert "validated" in table_text(browser, "hits")

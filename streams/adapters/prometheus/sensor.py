@@ -115,6 +115,12 @@ class MetricsSensor:
         self.meter_reserve = Gauge(
             "jackpot_meter_reserve_dollars", "Meter reserve (hidden pool)", meter, registry=reg
         )
+        self.meter_overflow = Gauge(
+            "jackpot_meter_overflow_dollars",
+            "Contributed above the meter's ceiling, carried to its next 100% hit's restart",
+            meter,
+            registry=reg,
+        )
         self.contributions = Counter(
             "jackpot_contributions", "Progressive wagers that funded a meter", meter, registry=reg
         )
@@ -220,6 +226,7 @@ class MetricsSensor:
             if meter is not None:
                 self.meter_amount.labels(meter_id).set(meter.amount_sub / SUBUNITS_PER_DOLLAR)
                 self.meter_reserve.labels(meter_id).set(meter.reserve_sub / SUBUNITS_PER_DOLLAR)
+                self.meter_overflow.labels(meter_id).set(meter.overflow_sub / SUBUNITS_PER_DOLLAR)
         self.log_position.set(self._controller.position)
 
     def observe_ingest(self, seconds: float, statuses: Sequence[Status]) -> None:

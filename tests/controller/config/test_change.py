@@ -7,6 +7,8 @@ are worked by hand: 649a.12(e) paytable A seeds $1,000 for 1 and adds 14% of eac
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.model.events import ConfigActivated, ConfigChangeScheduled
 from tests.controller.scenario import (
     PA,
@@ -55,15 +57,63 @@ def test_the_change_applies_when_the_link_goes_idle_and_new_wagers_use_it() -> N
     )
 
 
-def test_the_change_applies_right_after_the_meters_next_hit() -> None:
-    # tcp-2 stays mid-round, so the link is never idle; tcp-1's A-K-Q of spades resets the meter
-    # (100% of $1,000.28, 649a.12(e)(1)) and the change applies at that hit.
+def test_a_hit_is_no_safe_point_while_another_linked_table_is_mid_round() -> None:
+    # Issue 15, finding 2: tcp-1's A-K-Q of spades resets the meter (100% of $1,000.28,
+    # 649a.12(e)(1)) while tcp-2 is mid-round on it: the change waits for tcp-2, checked at
+    # activation, and applies when tcp-2's round is settled.
     scenario = given().events(*locked_round("tcp-2", "r1", wager(1, "progressive", "1.00")))
     scenario.events(*locked_round("tcp-1", "r1", wager(1, "progressive", "1.00")))
     scenario.events(activate(FIFTEEN))
-    outcome = scenario.when(at(settled(dealer=DEALER, seats={1: "As Ks Qs"}), table="tcp-1"))
+    outcome = scenario.when(at(settled(dealer=DEALER, seats={1: "3h 7d 9h"}), table="tcp-1"))
+    assert not [e for e in outcome.emitted if isinstance(e, ConfigActivated)]
+    outcome = scenario.when(at(settled(dealer=DEALER, seats={1: "As Ks Qs"}), table="tcp-2"))
     outcome.then(pays(hit(1, "1000.28")))
     assert [e.version for e in outcome.emitted if isinstance(e, ConfigActivated)] == [2]
+
+
+SIX_SEATS_AND_FIFTEEN = FIFTEEN.replace(
+    '[tables.tcp-8]\ngame = "three_card_poker"\nseats = 7',
+    '[tables.tcp-8]\ngame = "three_card_poker"\nseats = 6',
+)
+
+
+def test_the_issue_15_change_waits_for_the_table_it_changes() -> None:
+    """Scheduled while idle: tcp-8 from 7 seats to 6 and a new rate for paytable A (both of its
+    meters, tcp-progressive and tcp-progressive-5). A 100% hit at tcp-7 while tcp-8 has a round
+    open with a wager on seat 7 must not activate it (the issue saw a 5,000.70 hit recorded for a
+    seat the active configuration no longer had)."""
+    assert SIX_SEATS_AND_FIFTEEN.count("seats = 6") == 1
+    scenario = given()
+    [scheduled] = scenario.when(activate(SIX_SEATS_AND_FIFTEEN)).emitted
+    assert isinstance(scheduled, ConfigChangeScheduled)
+    assert scheduled.tables == tuple(f"tcp-{n}" for n in range(1, 9))
+    scenario.events(*locked_round("tcp-8", "r1", wager(7, "progressive", "5.00")))
+    scenario.events(*locked_round("tcp-7", "r1", wager(1, "progressive", "5.00")))
+    outcome = scenario.when(at(settled(dealer=DEALER, seats={1: "As Ks Qs"}), table="tcp-7"))
+    assert [e for e in outcome.emitted if isinstance(e, ConfigActivated)] == []
+    assert scenario.state.config_version == 1  # tcp-8 still has its 7 seats
+    outcome = scenario.when(at(settled(dealer=DEALER, seats={7: "3h 7d 9h"}), table="tcp-8"))
+    outcome.then(accepted())
+    assert [e.version for e in outcome.emitted if isinstance(e, ConfigActivated)] == [2]
+    assert scenario.state.config is not None
+    assert scenario.state.config.tables["tcp-8"].seats == 6
+
+
+def test_a_pending_change_is_replaced_only_by_naming_it() -> None:
+    scenario = given().events(*locked_round("tcp-1", "r1", wager(1, "progressive", "1.00")))
+    scenario.events(activate(FIFTEEN))
+    sixteen = PA.replace('primary_rate = "14%"', 'primary_rate = "16%"')
+    scenario.when(activate(sixteen)).then(rejected("version 2", "is pending", "replaces=2"))
+    assert scenario.state.pending_config is not None
+    assert scenario.state.pending_config.text == FIFTEEN
+    scenario.when(replace(activate(sixteen), replaces=3)).then(rejected("replaces=2"))
+    [replacing] = scenario.when(replace(activate(sixteen, by="manager-2"), replaces=2)).emitted
+    assert isinstance(replacing, ConfigChangeScheduled)
+    assert (replacing.replaces, replacing.by, replacing.text) == (2, "manager-2", sixteen)
+
+
+def test_naming_a_pending_change_when_none_waits_is_refused() -> None:
+    given().when(replace(activate(FIFTEEN), replaces=2)).then(rejected("no configuration change"))
 
 
 def test_adding_a_table_applies_at_once() -> None:

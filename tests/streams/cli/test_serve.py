@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 
+from streams.adapters.chain import load_key
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.serve import unbound_note
 from streams.http.tokens import TokenEntry, TokenStore, add_token
@@ -46,6 +47,8 @@ def serve_command(tmp_path: Path, config: Path, port: int) -> list[str]:
         str(tmp_path / "var" / "tokens.json"),
         "--port",
         str(port),
+        "--snapshot-key",
+        str(tmp_path / "secrets" / "snapshot.key"),
     ]
 
 
@@ -114,7 +117,8 @@ def test_serve_ingests_over_real_http_and_snapshots_on_stop(tmp_path: Path) -> N
     said = output.read_text(encoding="utf-8")
     assert said.count("1 table_device token is not bound to tables") == 1
     assert "tcp-1-device; bind them with jackpot token add --tables" in said
-    log = SqliteLog(tmp_path / "var" / "jackpot.db")
+    key = load_key(tmp_path / "secrets" / "snapshot.key", create=False)  # made by serve
+    log = SqliteLog(tmp_path / "var" / "jackpot.db", snapshot_key=key)
     try:
         latest = log.latest()
         assert latest is not None

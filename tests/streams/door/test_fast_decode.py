@@ -552,7 +552,7 @@ HEARTBEAT = {
         ({}, ""),
         ({"schema_version": None}, "heartbeat.schema_version: required field is missing"),
         ({"schema_version": 1}, "heartbeat.schema_version: 1 is not schema version 2"),
-        ({"schema_version": 2.0}, ""),
+        ({"schema_version": 2.0}, "heartbeat.schema_version: 2.0"),
         ({"seq": 3}, "heartbeat.seq: unknown field; heartbeat has only event_id, type"),
         ({"round_id": "r-1"}, "heartbeat.round_id: unknown field"),
         ({"table_id": "TCP 07"}, "heartbeat.table_id: 'TCP 07' is not a table id"),

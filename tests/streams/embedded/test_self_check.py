@@ -10,14 +10,17 @@ import sqlite3
 from pathlib import Path
 
 from controller.model.views import meters_view
+from streams.adapters.chain import snapshot_tag
 from streams.adapters.sqlite import SqliteLog
 from streams.codec import fold_log
 from streams.embedded.engine import EmbeddedController
 from tests.streams.http.support import CONFIG, full_round
 
+KEY = bytes(range(32))  # the snapshot key: made up for tests
+
 
 def started(db: Path) -> EmbeddedController:
-    log = SqliteLog(db)
+    log = SqliteLog(db, snapshot_key=KEY)
     controller = EmbeddedController(log, log, snapshot_every=1_000_000)
     controller.start(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
     return controller
@@ -35,11 +38,13 @@ def a_floor_with_a_snapshot(db: Path) -> list[dict[str, object]]:
 
 def tamper(db: Path, change: str) -> None:
     """Add a dollar to a meter in the stored snapshot ("blob": checksum left stale), or edit the
-    configuration text inside it and re-sign it ("config")."""
+    configuration text inside it and re-sign it ("config": checksum and tag, as one holding the
+    key would: the content check must still catch it)."""
     with sqlite3.connect(db) as database:
-        [(position, blob, checksum)] = database.execute(
-            "SELECT position, blob, checksum FROM snapshots"
+        [(position, blob, checksum, chain)] = database.execute(
+            "SELECT position, blob, checksum, chain FROM snapshots"
         ).fetchall()
+        tag = ""
         snapshot = json.loads(blob)
         meter = snapshot["meters"][0]
         meter["amount_sub"] += 100_000_000  # one dollar more on the sign: must never be served
@@ -49,9 +54,10 @@ def tamper(db: Path, change: str) -> None:
         new_blob = json.dumps(snapshot).encode()
         if change != "blob":  # re-sign: the checksum holds, only the content gives it away
             checksum = hashlib.sha256(new_blob).hexdigest()
+            tag = snapshot_tag(KEY, position, bytes(chain), new_blob)
         database.execute(
-            "UPDATE snapshots SET blob = ?, checksum = ? WHERE position = ?",
-            (new_blob, checksum, position),
+            "UPDATE snapshots SET blob = ?, checksum = ?, tag = ? WHERE position = ?",
+            (new_blob, checksum, tag, position),
         )
 
 

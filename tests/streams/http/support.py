@@ -6,11 +6,14 @@ with the example floor ``examples/pa-three-card-poker.toml`` active.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
+import httpx
 from starlette.testclient import TestClient
 
 from streams.adapters.sqlite import SqliteLog
@@ -26,6 +29,8 @@ TOKENS: dict[Role, tuple[str, str]] = {
     "supervisor": ("floor-sup-ann", "supervisor-test-token-0123456789abcdef"),
     "read_only": ("signage", "reader-test-token-0123456789abcdef"),
 }
+#: A second, different supervisor: dual control needs two people (issue 15).
+SECOND_SUPERVISOR: tuple[str, str] = ("floor-sup-bob", "supervisor-b-test-token-0123456789abcdef")
 Event = dict[str, object]
 
 
@@ -52,14 +57,36 @@ class Api:
         return rows
 
 
-def auth(role: Role) -> dict[str, str]:
-    """The Authorization header of the test token for ``role``."""
-    return {"Authorization": f"Bearer {TOKENS[role][1]}"}
+def auth(role: Role | Literal["supervisor_b"]) -> dict[str, str]:
+    """The Authorization header of the test token for ``role`` ("supervisor_b": the second
+    supervisor)."""
+    token = SECOND_SUPERVISOR[1] if role == "supervisor_b" else TOKENS[role][1]
+    return {"Authorization": f"Bearer {token}"}
+
+
+def with_idempotency_keys(client: TestClient) -> TestClient:
+    """``client``, sending a fresh ``Idempotency-Key`` with every POST that has none: every
+    state-changing operator call requires one. A test of retries sends its own key; a test of
+    the refusal without a key uses a client without this hook."""
+
+    def add_key(request: httpx.Request) -> None:
+        if request.method == "POST" and "idempotency-key" not in request.headers:
+            request.headers["Idempotency-Key"] = str(uuid.uuid4())
+
+    client.event_hooks = {"request": [add_key], "response": []}
+    return client
 
 
 def token_store() -> TokenStore:
     """A store holding the three test tokens, hashed as the file would hold them."""
-    return TokenStore([(name, role, token_digest(token)) for role, (name, token) in TOKENS.items()])
+    second: tuple[str, Role, str] = (
+        SECOND_SUPERVISOR[0],
+        "supervisor",
+        token_digest(SECOND_SUPERVISOR[1]),
+    )
+    return TokenStore(
+        [(name, role, token_digest(token)) for role, (name, token) in TOKENS.items()] + [second]
+    )
 
 
 @contextmanager
@@ -69,9 +96,9 @@ def open_api(tmp_path: Path, *, max_body_bytes: int = DEFAULT_MAX_BODY) -> Itera
     try:
         controller = EmbeddedController(log, log)
         started = controller.start(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
-        assert started.status == "accepted", started
+        assert started.status in ("accepted", "duplicate"), started
         app = create_app(controller, token_store(), max_body_bytes=max_body_bytes)
-        with TestClient(app) as client:
+        with with_idempotency_keys(TestClient(app)) as client:
             yield Api(client, controller, log)
     finally:
         log.close()

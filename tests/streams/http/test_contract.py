@@ -134,7 +134,8 @@ def test_the_documented_money_patterns_agree_with_the_server(api: Api, document:
     pattern = document["components"]["schemas"]["CorrectionRequest"]["properties"]["amount"]
     for text, accepted in [("-12.34", True), ("0.00", True), ("12.3", False), ("1.00\n", False)]:
         assert (re.search(pattern["pattern"], text) is not None) is accepted
-        body = {"amount": text, "reason": "pattern check"}
+        # a reserve move too: a correction of zero in all is refused by the core (issue 15)
+        body = {"amount": text, "reserve": "0.01", "reason": "pattern check"}
         url = "/v1/meters/tcp-five-card/corrections"
         status = api.client.post(url, json=body, headers=auth("supervisor")).status_code
         assert (status == 200) is accepted, text
@@ -144,3 +145,12 @@ def test_the_document_is_the_same_object_every_time() -> None:
     first = openapi_document()
     first["paths"].clear()
     assert openapi_document()["paths"]
+
+
+def test_the_meter_schema_names_every_field_a_meter_answer_has(
+    api: Api, document: Document
+) -> None:
+    # The ceiling's overflow (NY 5320.8) is documented beside amount and reserve.
+    answer = api.client.get("/v1/meters/tcp-progressive-5", headers=auth("read_only")).json()
+    assert "overflow" in answer
+    assert set(document["components"]["schemas"]["Meter"]["properties"]) == set(answer)

@@ -149,9 +149,9 @@ def test_a_hit_round_is_in_the_snapshot_and_stays_open_until_paid(
         "1000.14",
     )
     assert feed.activity_snapshot()["open_hits"] == [hit]
-    for command in (ValidateHit, PayHit):
+    for command, by in ((ValidateHit, "ann"), (PayHit, "bob")):  # dual control: two people
         controller.operate(
-            command(command_id=command.__name__, hit_id=HIT_ID, by="ann", occurred_at=AT)
+            command(command_id=command.__name__, hit_id=HIT_ID, by=by, occurred_at=AT)
         )
         statuses = [r["status"] for r in kinds(feed, "hit_status")]
     assert statuses == ["validated", "paid"]
@@ -315,3 +315,20 @@ def test_the_redis_pump_shows_hashes_and_hits_and_marks_an_outage() -> None:
     assert "Redis down" in feed.fault()
     feed.source_up()
     assert feed.meters_snapshot()["live"] is True
+
+
+def test_rows_carry_the_controllers_receive_time_beside_the_devices() -> None:
+    """Issue 15, finding 6: surveillance shows the controller's time (date and zone) with the
+    device's beside it; a row from the log's tail has the receive time the log kept."""
+    log = MemoryLog()
+    engine = EmbeddedController(log, log, clock=lambda: "2026-11-29T17:00:00.000Z")
+    engine.start(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
+    engine.submit(full_round(AKQ_SPADES))
+    late = LiveFeed.attach(engine)  # its own clock is the real one, long after 17:00 that day
+    [hit] = kinds(late, "hit")
+    assert hit["received_at"] == "2026-11-29T17:00:00.000Z"  # from the log, not the feed's now
+    assert hit["occurred_at"] == "2026-11-29T16:00:06Z"  # the device's, as it sent it
+    engine.submit(full_round(AKQ_SPADES, round_id="R2", start=7))
+    second = kinds(late, "hit")[-1]
+    assert second["hit_id"] != hit["hit_id"]
+    assert str(second["received_at"]) > "2026-11-29T17:00:00.000Z"  # received now

@@ -33,9 +33,8 @@ def feed() -> tuple[EmbeddedController, LiveFeed]:
 
 
 def operate(engine: EmbeddedController, command: type[ValidateHit] | type[PayHit]) -> None:
-    engine.operate(
-        command(command_id=command.__name__, hit_id=HIT_ID, by="ann", occurred_at=RECEIVED)
-    )
+    by = "ann" if command is ValidateHit else "bob"  # dual control: another supervisor pays
+    engine.operate(command(command_id=command.__name__, hit_id=HIT_ID, by=by, occurred_at=RECEIVED))
 
 
 def test_a_tables_sign_shows_its_own_meters_in_configuration_order(
@@ -86,7 +85,9 @@ def test_activity_rows_carry_the_controllers_receive_time(
     assert {row["received_at"] for row in recent} == {RECEIVED}
 
 
-def test_a_backfilled_row_does_not_pretend_to_know_when_it_was_received() -> None:
+def test_a_backfilled_row_has_the_receive_time_the_log_kept() -> None:
+    """The log keeps each record's receive time (issue 15), so a restarted service's rows from
+    the log's tail show when the controller received them, not "" and not the restart's time."""
     log = MemoryLog()
     engine = EmbeddedController(log, log, clock=lambda: RECEIVED)
     engine.start(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
@@ -94,7 +95,7 @@ def test_a_backfilled_row_does_not_pretend_to_know_when_it_was_received() -> Non
     later = LiveFeed.attach(engine)  # a restarted service reads the log's tail
     recent = later.activity_snapshot()["recent"]
     assert isinstance(recent, list)
-    assert {row["received_at"] for row in recent} == {""}
+    assert {row["received_at"] for row in recent} == {RECEIVED}
 
 
 def test_a_rounds_story_has_every_event_both_clocks_and_the_hits_life(

@@ -64,12 +64,15 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tables = sim_tables(load_floor_config(text, "floor.toml"))
     sim = FloorSimulator(tables, random.Random(23), start, void_rate=0.05, forced_hands=forced)
     log = SqliteLog(path)
+    # The controller's clock reads each event's own time as it arrives: receive times (which
+    # cut gaming days, issue 15) match the devices' times this test sums by.
+    now = ["2026-11-29T10:00:00Z"]
     try:
-        controller = EmbeddedController(
-            log, log, snapshot_every=10**9, clock=lambda: "2026-11-29T10:00:00Z"
-        )
+        controller = EmbeddedController(log, log, snapshot_every=10**9, clock=lambda: now[0])
         controller.start(text, "floor.toml")
-        controller.submit(list(sim.rounds(10)))
+        for event in sim.rounds(10):
+            now[0] = str(event["occurred_at"])
+            controller.submit([event])
     finally:
         log.close()
     return path

@@ -14,6 +14,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout.meters import MeterProcessor, MeterRecord
 from streams.scaleout.records import SourcePos, claim_op, op_to_bytes
 from tests.controller.scenario import PA
+from tests.controller.test_mystery import MYSTERY
 
 NAMES = TopicNames(prefix="t")
 PLAIN = '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"\n'
@@ -68,3 +69,11 @@ def test_divert_is_refused_at_start() -> None:
     with pytest.raises(ConfigError) as info:
         MeterProcessor(config, NAMES)
     assert info.value.key == "meters.tcp-progressive.overflow"
+
+
+def test_a_mystery_level_is_refused_at_start() -> None:
+    # The Kafka engine does not draw or seal triggers yet: it refuses rather than never hit.
+    with pytest.raises(ConfigError) as info:
+        MeterProcessor(load_floor_config(MYSTERY, "floor.toml"), NAMES)
+    assert info.value.key == "meters.tcp-mystery.progressive"
+    assert "mystery" in str(info.value)

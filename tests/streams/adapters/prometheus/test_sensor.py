@@ -18,7 +18,7 @@ from streams.sim.floor import DEALER_ROYAL, FloorSimulator, ForcedHands
 from tests.streams.http.support import AKQ_SPADES, CONFIG, event, full_round, opening
 from tests.streams.liveness.test_tracker import heartbeat
 
-EPOCH = "2026-11-29T12:00:00Z"
+EPOCH = "2026-11-29T23:00:00Z"  # after the events: the controller refuses future-dated ones
 
 
 def controller_with_sensor() -> tuple[EmbeddedController, MetricsSensor]:
@@ -127,3 +127,19 @@ def test_label_values_stay_bounded_on_a_long_noisy_run() -> None:
     awards = value(sensor, "jackpot_awards_total", kind="progressive")
     assert awards is not None
     assert awards > 0
+
+
+def test_the_overflow_gauge_shows_what_was_carried_above_the_ceiling() -> None:
+    # NY 5320.8 / NJ 13:69E-1.39A: $1,000.00 + 14 cents on a $1,000.10 ceiling: 4 cents carried.
+    plain = '[meters.tcp-progressive]\nprogressive = "pa-649a12e-A"\n'
+    text = CONFIG.read_text(encoding="utf-8")
+    assert plain in text
+    log = MemoryLog()
+    controller = EmbeddedController(log, log, clock=lambda: EPOCH)
+    controller.start(text.replace(plain, plain + 'ceiling = "1000.10"\n'), str(CONFIG))
+    sensor = MetricsSensor()
+    sensor.attach(controller)
+    assert value(sensor, "jackpot_meter_overflow_dollars", meter="tcp-progressive") == 0.0
+    controller.submit(full_round())
+    assert value(sensor, "jackpot_meter_amount_dollars", meter="tcp-progressive") == 1000.10
+    assert value(sensor, "jackpot_meter_overflow_dollars", meter="tcp-progressive") == 0.04
