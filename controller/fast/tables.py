@@ -62,7 +62,7 @@ class MeterFacts:
 def _plain_meter(definition: MeterDef) -> bool:
     """Only the fields this fast path knows: a definition that grew new fields (another part of
     the rules) is left to the reference until the fast path learns them."""
-    return set(type(definition).__slots__) == _KNOWN_METER_FIELDS
+    return set(type(definition).__slots__) <= _KNOWN_METER_FIELDS
 
 
 _KNOWN_METER_FIELDS = {
@@ -72,5 +72,5 @@ _KNOWN_METER_FIELDS = {
     "ceiling_cents",
     "name",  # the sign's name: no part of the money
     "divert_to",  # where a ceiling's excess goes: a meter with one is left to the reference
-    "mystery",  # a mystery level (won by its trigger at the lock): left to the reference
+    "mystery",  # a mystery level, a field or a property: left to the reference
 }
