@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -18,6 +19,8 @@ from controller.floor import Command
 from controller.model.commands import ActivateConfig
 from controller.model.events import ContributionRecorded
 from controller.model.table_events import TableEventBase
+from streams.cli.replay import replay_lines
+from streams.codec import encode
 from tests.controller.fast.differential import (
     CEILINGS,
     Step,
@@ -30,6 +33,7 @@ from tests.controller.test_evolve_many import sessions_with_changes
 from tests.controller.test_properties import START, command_for
 from tests.strategies import AdvanceHit, Correction, SessionStep, invalid_variants
 
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 MUST_OCCUR = (
     "ProgressiveHit",
     "EnvyAwarded",
@@ -65,6 +69,15 @@ def test_a_floor_with_low_ceilings_decides_and_replays_the_same() -> None:
     assert tally.kinds["ContributionDiverted"] > 0
     assert any(isinstance(e, ContributionRecorded) and e.overflow_sub for e in log)
     replay_both(log, chunk=1_000)
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_floor_decides_and_replays_the_same(example: Path) -> None:
+    """Each floor in examples/ (a mystery level's meters are the reference's: none armed here)."""
+    text = example.read_text(encoding="utf-8")
+    _, log, tally = run_both(disturbed_floor(8_000, 13, text=text), check_every=997)
+    assert tally.kinds["ContributionRecorded"] > 0
+    replay_both(log, chunk=500)
 
 
 @pytest.mark.slow
@@ -104,3 +117,18 @@ def test_hypothesis_sessions_decide_and_replay_the_same(
     _, log, _ = run_both(steps)
     replay_both(log)
     replay_both(log, chunk=7)
+
+
+@pytest.mark.parametrize(
+    "events", sorted((EXAMPLES / "events").glob("*.jsonl")), ids=lambda p: p.name
+)
+def test_every_example_event_file_replays_the_same(events: Path) -> None:
+    """`jackpot replay` of each examples/events file: the fast path and --reference agree on the
+    final state and every event, byte for byte."""
+    config = EXAMPLES / "pa-three-card-poker.toml"
+    lines = events.read_bytes().splitlines()
+    fast_state, fast_log = replay_lines(config, lines)
+    state, log = replay_lines(config, lines, reference=True)
+    assert [encode(e) for e in fast_log] == [encode(e) for e in log]
+    assert fast_state == state
+    assert len(log) > len(lines)  # contributions and awards were derived
