@@ -115,7 +115,7 @@ def run_rows(settings: Settings) -> list[Row]:
             times=times,
             reference_name="append only (SqliteLog)",
             goal=GOAL,
-            notes="EmbeddedController.submit (jsonschema door, decide, evolve, encode, append)",
+            notes="EmbeddedController.submit (door, fast-path decide+evolve, encode, append)",
             extra=extra,
         )
     ]

@@ -37,10 +37,10 @@ from controller.config.floor import forget_logged_configs
 from controller.floor import run
 from controller.model.state import FloorState
 from controller.model.table_events import from_contract
-from controller.snapshot import state_from_dict, state_to_dict
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.snapshot import decode_snapshot, encode_snapshot
 
 #: Snapshots are trusted only with a key (issue 15); a fixed one for the benchmark's own files.
 BENCH_KEY = bytes(32)
@@ -152,9 +152,9 @@ def _untraced(text: str, tables: int, seed: int, log: SqliteLog, out: dict[str, 
     out.update(events=events, core_events_per_s=events / core_seconds)
     out["rss_played_mb"] = _rss_mb()
     out["peak_rss_mb"] = _peak_rss_mb()
-    blob = json.dumps(state_to_dict(state), separators=(",", ":")).encode()
+    blob = encode_snapshot(state)  # as `EmbeddedController.snapshot` writes it
     began = time.perf_counter()
-    state_from_dict(json.loads(blob))
+    decode_snapshot(blob)
     out.update(snapshot_bytes=len(blob), snapshot_load_seconds=time.perf_counter() - began)
     log.save(log.head(), blob)
 

@@ -114,7 +114,8 @@ def source_digest(*parts: str) -> str:
 def _input_code() -> list[Path]:
     """The modules that decide what a generated log holds: the core, the encoding, the simulator."""
     streams = REPO / "streams"
-    edge = [streams / "embedded" / "engine.py", streams / "cli" / "simulate.py"]
+    edge = [streams / "embedded" / "engine.py", streams / "embedded" / "snapshot.py"]
+    edge.append(streams / "cli" / "simulate.py")
     edge += (streams / "sim").glob("*.py")
     return sorted({*(REPO / "controller").rglob("*.py"), *edge})
 

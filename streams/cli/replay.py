@@ -5,6 +5,10 @@ and
 then decided by the core. A line that fails either is listed under "rejected" with its reason and
 changes nothing; a valid heartbeat (contract v2) changes nothing either and is skipped.
 Same input, same bytes out: the output has no clock, no randomness, no set order.
+
+The core runs on its fast path (`controller.fast.Session`, proven equal to the reference by
+``tests/controller/fast/``); ``--reference`` runs the readable `decide`/`evolve` instead, for
+anyone who wants to see the rules as written produce the same document.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from controller.fast import Session
 from controller.floor import Command, run
 from controller.model.commands import ActivateConfig
 from controller.model.errors import JackpotError, RuleViolation
@@ -40,6 +45,11 @@ def add_parser(sub: Any) -> None:
     parser = sub.add_parser("replay", help="replay table events through the core; print JSON")
     parser.add_argument("--config", required=True, type=Path, help="floor configuration (TOML)")
     parser.add_argument("events", type=Path, help="table events, one JSON object per line")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="run the readable reference core (decide/evolve), not its proven-equal fast path",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -49,17 +59,21 @@ def handle(args: argparse.Namespace) -> int:
     if not args.events.is_file():  # before the configuration is read: the likelier typo
         return fail("jackpot replay", f"{args.events}: no such events file")
     progress = Progress("jackpot replay", args.events.stat().st_size)
-    document = replay_file(args.config, args.events, progress)
+    document = replay_file(args.config, args.events, progress, reference=args.reference)
     progress.done()
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
     return 0
 
 
 def replay_file(
-    config_path: Path, events_path: Path, progress: Progress | None = None
+    config_path: Path,
+    events_path: Path,
+    progress: Progress | None = None,
+    *,
+    reference: bool = False,
 ) -> dict[str, object]:
     """The replay document for a configuration file and an events file."""
-    state, log = replay_state(config_path, events_path, progress)
+    state, log = replay_state(config_path, events_path, progress, reference=reference)
     return {
         "meters": meters_view(state),
         "awards": list(awards_view(log)),
@@ -68,11 +82,15 @@ def replay_file(
 
 
 def replay_state(
-    config_path: Path, events_path: Path, progress: Progress | None = None
+    config_path: Path,
+    events_path: Path,
+    progress: Progress | None = None,
+    *,
+    reference: bool = False,
 ) -> tuple[FloorState, list[Event]]:
     """The replay's final state (meters to the sub-unit) and its log, before any view."""
     with events_path.open("rb") as lines:
-        return replay_lines(config_path, _reporting(lines, progress))
+        return replay_lines(config_path, _reporting(lines, progress), reference=reference)
 
 
 def _reporting(lines: Iterable[bytes], progress: Progress | None) -> Iterator[bytes]:
@@ -85,7 +103,9 @@ def _reporting(lines: Iterable[bytes], progress: Progress | None) -> Iterator[by
         yield line
 
 
-def replay_lines(config_path: Path, lines: Iterable[bytes]) -> tuple[FloorState, list[Event]]:
+def replay_lines(
+    config_path: Path, lines: Iterable[bytes], *, reference: bool = False
+) -> tuple[FloorState, list[Event]]:
     """`replay_state` over lines already in hand (e.g. the order a service accepted them in)."""
     text = config_path.read_text(encoding="utf-8")
     activate = ActivateConfig(
@@ -96,6 +116,11 @@ def replay_lines(config_path: Path, lines: Iterable[bytes]) -> tuple[FloorState,
     if isinstance(first[0], EventRejected):  # its reason already names the file and the key
         raise ConfigRefused(first[0].reason)
     log.extend(first)
+    if not reference:  # the fast path, proven equal (tests/controller/fast/)
+        session = Session(state)
+        for item in _commands(lines):
+            log.extend((item,) if isinstance(item, EventRejected) else session.step(item))
+        return session.state(), log
     for item in _commands(lines):
         if isinstance(item, EventRejected):
             log.append(item)

@@ -1,11 +1,13 @@
 """The embedded engine: one process, one durable log, state derived from it and nothing else.
 
 Ingest runs each table event through the schema check, the idempotency check and the core's
-`decide`; the whole batch's events are appended to the log in one atomic write, and only then does
-the in-memory state advance (it is immutable, so a failed write simply keeps the old state). A
+fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
+state); the whole batch's events are appended to the log in one atomic write. A failed write puts
+the session back at the state the batch started from, so the state never runs ahead of the log. A
 restart first walks the log's hash chain (a break stops the start with `LogTampered` naming the
-position), then loads the newest snapshot whose checksum and tag hold and replays the log's tail;
-a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
+position), then loads the newest snapshot whose checksum and tag hold (its tables decoded when
+first used) and replays the log's tail; a bad or unauthenticated snapshot is ignored and the
+state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -13,11 +15,16 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
+import msgspec
+
+from controller.config.floor import FloorConfig
+from controller.fast import Session
 from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
 from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
@@ -25,13 +32,13 @@ from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from controller.mystery import sealed_unknown, unarmed, with_trigger
-from controller.snapshot import state_from_dict, state_to_dict
 from streams.clock import utc_now
-from streams.codec import MAX_RAW_KEPT, decode, encode, fold_log, record_key, reused_id_reason
+from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
 from streams.embedded.mystery import draw, unseal
 from streams.embedded.received import ahead_reason, latest_allowed
+from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
 from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
@@ -79,7 +86,8 @@ class EmbeddedController:
         self._clock = clock
         self._lock = threading.RLock()
         self._listeners: list[Listener] = []
-        self._state = FloorState()
+        self._session = Session()
+        self._mystery_config: tuple[FloorConfig | None, bool] = (None, False)
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
@@ -89,8 +97,9 @@ class EmbeddedController:
 
     @property
     def state(self) -> FloorState:
-        """The current state (immutable: safe to read from any thread)."""
-        return self._state
+        """The current state (immutable once returned: safe to keep and read from any thread)."""
+        with self._lock:
+            return self._session.state()
 
     @property
     def log(self) -> EventLog:
@@ -110,8 +119,11 @@ class EmbeddedController:
         """Restore from snapshot and log; activate the configuration if it is new."""
         with self._lock:
             self._restore()
-            self._state = self._unsealed(self._state)
-            current = self._state.config_event
+            partial = self._session.partial_state()  # the meters: no table needs decoding
+            unsealed = self._unsealed(partial)
+            if unsealed is not partial:
+                self._session = self._session.rebased(unsealed)
+            current = self._session.config_event
             if current is not None and current.text == config_text:
                 return Outcome("config", "duplicate", "configuration already active")
             command = ActivateConfig(
@@ -127,16 +139,18 @@ class EmbeddedController:
         if isinstance(self._log, ChainedLog):  # LogTampered at the first break: never served
             self._log.verify()
         state, position = FloorState(), 0
+        deferred: dict[str, msgspec.Raw] = {}
         try:
             latest = self._snapshots.latest()
             if latest is not None:
                 position, blob = latest
-                state = state_from_dict(json.loads(blob))
+                state, deferred = load_snapshot(blob)  # tables decoded when first used
         except (CorruptSnapshot, ValueError, KeyError, TypeError, RuleViolation) as exc:
             self.restore_note = f"snapshot ignored, rebuilt from the log: {exc}"
-            state, position = FloorState(), 0
-        state, position = fold_log(self._log, state, position)
-        self._state, self._position, self._snapshot_position = state, position, position
+            state, position, deferred = FloorState(), 0, {}
+        session = Session(state, deferred, decode_table)
+        position = fold_into(session, self._log, position)
+        self._session, self._position, self._snapshot_position = session, position, position
 
     def _unsealed(self, state: FloorState) -> FloorState:
         """The state knowing every armed mystery trigger again (after a restart), with the key."""
@@ -181,26 +195,24 @@ class EmbeddedController:
         An item ``scope`` refuses for its table is dead-lettered with that reason, like any other
         refused input, before it can be noted, de-duplicated or decided."""
         with self._lock:
-            state, outcomes, batch, events = self._state, [], [], []
+            outcomes, batch, events = [], [], []
             raws = list(raws)
             seen: dict[str, bytes] = self._logged(raws)
             heard: list[str] = []
             now = self._clock()
-            latest = latest_allowed(state, now)
-            for raw in raws:
-                outcome, produced, payload = self._one(
-                    state, raw, seen, heard, scope, latest=latest
-                )
-                outcomes.append(outcome)
-                state = evolve_many(state, produced)
-                state, armings = self._arming(state) if produced else (state, ())
-                produced = (*produced, *armings)
-                for index, event in enumerate(produced):
-                    dedupe = event.event_id if isinstance(event, TableEventBase) else ""
-                    encoded = payload if index == 0 and payload is not None else encode(event)
-                    batch.append(LogRecord(record_key(event), encoded, dedupe, now))
-                    events.append(event)
-            self._commit(state, batch, events)
+            latest = latest_allowed(self._session.partial_state(), now)  # the configuration
+            with self._undo_on_error():
+                for raw in raws:
+                    outcome, produced, payload = self._one(raw, seen, heard, scope, latest=latest)
+                    outcomes.append(outcome)
+                    produced = (*produced, *(self._arm() if produced else ()))
+                    for index, event in enumerate(produced):
+                        dedupe = event.event_id if isinstance(event, TableEventBase) else ""
+                        encoded = payload if index == 0 and payload is not None else encode(event)
+                        batch.append(LogRecord(record_key(event), encoded, dedupe, now))
+                        events.append(event)
+                position = self._append(batch)
+            self._appended(position, events)
             self.liveness.heard(heard)  # after the append: a failed write raised before
             return outcomes
 
@@ -218,7 +230,6 @@ class EmbeddedController:
 
     def _one(
         self,
-        state: FloorState,
         raw: object,
         seen: dict[str, bytes],
         heard: list[str],
@@ -239,7 +250,7 @@ class EmbeddedController:
         if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
             return (*self._dead_letter(raw, refusal), None)
         if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
-            reason = unknown_table_reason(state.config, command.table_id)
+            reason = unknown_table_reason(self._session.config, command.table_id)
             if reason:
                 return (*self._dead_letter(raw, reason), None)
             heard.append(command.table_id)
@@ -254,7 +265,7 @@ class EmbeddedController:
         ahead = ahead_reason(command.occurred_at, latest)
         if ahead:
             return (*self._dead_letter(raw, ahead), None)
-        produced = decide(state, command)
+        produced = self._session.step(command)  # decided, and the session advanced
         first = produced[0]
         if isinstance(first, EventRejected):
             return (*self._dead_letter(raw, first.reason, first), None)
@@ -287,7 +298,7 @@ class EmbeddedController:
             outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
             now = self._clock()
             batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
-            self._commit(self._state, batch, list(produced))
+            self._appended(self._append(batch), list(produced))  # a refusal changes no state
             return outcome
 
     def operate(self, command: OperatorCommand) -> Outcome:
@@ -303,20 +314,22 @@ class EmbeddedController:
                 earlier = self._log.payloads_of([dedupe]).get(dedupe)
                 if earlier is not None:
                     return self._repeat(command, decode(earlier))
-            produced = decide(self._state, command)
-            state = evolve_many(self._state, produced)
-            try:
-                state, armings = self._arming(state)
-            except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
-                state, armings = self._state, ()
-                produced = (_refused(command, str(exc), self._clock()),)
-            produced = (*produced, *armings)
-            now = self._clock()
-            batch = [
-                LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
-                for index, e in enumerate(produced)
-            ]
-            self._commit(state, batch, list(produced))
+            back = self._session.rollback_point()
+            with self._undo_on_error():
+                produced = self._session.step(command)
+                try:
+                    armings = self._arm()
+                except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
+                    self._session, armings = back(), ()
+                    produced = (_refused(command, str(exc), self._clock()),)
+                produced = (*produced, *armings)
+                now = self._clock()
+                batch = [
+                    LogRecord(record_key(e), encode(e), dedupe if index == 0 else "", now)
+                    for index, e in enumerate(produced)
+                ]
+                position = self._append(batch)
+            self._appended(position, list(produced))
             first = produced[0]
             if isinstance(first, EventRejected):
                 return Outcome(command.command_id, "rejected", first.reason)
@@ -334,20 +347,54 @@ class EmbeddedController:
             )
             now = self._clock()
             batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
-            self._commit(self._state, batch, list(produced))
+            self._appended(self._append(batch), list(produced))
             return replace(outcome, conflict=True)
         if isinstance(first, EventRejected):
             return Outcome(command.command_id, "rejected", first.reason, replayed=True)
         return Outcome(command.command_id, "accepted", replayed=True)
 
-    def _commit(self, state: FloorState, batch: list[LogRecord], events: list[Event]) -> None:
+    def _arm(self) -> tuple[Event, ...]:
+        """`_arming` on the session: a floor without a mystery level (the common case) costs one
+        look at its configuration; with one, the session is rebased on the armed state."""
+        config = self._session.config
+        if self._mystery_config[0] is not config:
+            mystery = config is not None and any(d.mystery for d in config.meters.values())
+            self._mystery_config = (config, mystery)
+        if not self._mystery_config[1]:
+            return ()
+        partial = self._session.partial_state()
+        state, armings = self._arming(partial)
+        if state is not partial:
+            self._session = self._session.rebased(state)
+        return armings
+
+    @contextmanager
+    def _undo_on_error(self) -> Iterator[None]:
+        """Deciding advances the session before the append; if anything fails before the batch
+        is durable (the append, or an unexpected error mid-batch), the session goes back to the
+        state the batch started from and the error propagates: the state never runs ahead of the
+        log."""
+        back = self._session.rollback_point()
+        try:
+            yield
+        except BaseException:
+            self._session = back()
+            raise
+
+    def _append(self, batch: list[LogRecord]) -> int | None:
+        """The log position after appending ``batch`` (None for an empty batch)."""
         if not batch:
-            return
+            return None
         if self.integrity_fault:  # a 503 at the edge: no meter moves on a log that is not ours
             msg = f"the integrity self-check failed, nothing is written: {self.integrity_fault}"
             raise StoreUnavailable(msg)
-        position = self._log.append(batch)  # raises before any state moves
-        self._state, self._position = state, position
+        return self._log.append(batch)
+
+    def _appended(self, position: int | None, events: list[Event]) -> None:
+        """The batch is durable: tell the listeners, snapshot when due."""
+        if position is None:
+            return
+        self._position = position
         for listener in self._listeners:
             listener(events)
         if position - self._snapshot_position >= self._snapshot_every:
@@ -356,12 +403,12 @@ class EmbeddedController:
     def view(self) -> tuple[FloorState, int]:
         """The state and the position it reflects, taken together."""
         with self._lock:
-            return self._state, self._position
+            return self._session.state(), self._position
 
     def snapshot(self) -> None:
         """Save the state at the current position."""
         with self._lock:
-            blob = json.dumps(state_to_dict(self._state), separators=(",", ":")).encode()
+            blob = encode_snapshot(self._session.state())
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
 

@@ -21,6 +21,7 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from controller.fast import Session
 from controller.floor import decide, evolve
 from controller.model.commands import OperatorCommand, PayHit, ValidateHit
 from controller.model.events import (
@@ -119,6 +120,11 @@ class Scenario:
     rounds: dict[str, str] = field(default_factory=dict)
     seqs: dict[str, int] = field(default_factory=dict)
     counter: Iterator[int] = field(default_factory=itertools.count)
+    fast: Session = field(default_factory=Session)
+    """The fast path, stepped alongside: every scenario is also a differential test."""
+    fast_from: FloorState | None = None
+    """The state the fast path last caught up with; a test that sets ``state`` itself (a mystery
+    trigger the edge unsealed) starts the fast path again from there."""
 
     def events(self, *commands: Command) -> Scenario:
         """Apply the premise; every command must be accepted."""
@@ -173,10 +179,16 @@ class Scenario:
         )
 
     def _apply(self, command: Command) -> tuple[Event, ...]:
-        events = decide(self.state, self.fill(command))
+        filled = self.fill(command)
+        if self.fast_from is not self.state:
+            self.fast = Session(self.state)
+        events = decide(self.state, filled)
         for event in events:
             self.state = evolve(self.state, event)
         self.log.extend(events)
+        assert self.fast.step(filled) == events, "the fast path decided otherwise"
+        assert self.fast.state() == self.state, "the fast path's state differs"
+        self.fast_from = self.state
         return events
 
 

@@ -1,0 +1,273 @@
+"""The hot table events, decided and applied on the session's mutable records.
+
+Each decider answers only when it is sure the reference accepts the event: it runs the same
+checks as `controller.rules` (``_check_sequence``, ``_check_open``, `check_wager`,
+`check_decision`, the lock's contributions, `check_settlement`) and, if any fails or anything is
+unusual (a wager on another seat, a meter with a ceiling, an unknown game), returns None so the
+session asks the reference, which then words the refusal. An accepted event mutates the records
+exactly as `controller.evolve` moves the frozen state. Settlement reuses the reference's
+`check_settlement` and `settle_round` on the frozen round: the awards are the rules as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from controller.fast.records import Round, Table
+from controller.fast.settle import settle
+from controller.fast.tables import TableFacts
+from controller.meter import HitClaim, decide_meter
+from controller.model.events import (
+    ContributionRecorded,
+    EnvyAwarded,
+    Event,
+    FixedAwarded,
+    ProgressiveHit,
+)
+from controller.model.games import GAMES
+from controller.model.money import contribution_subunits
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
+from controller.rules.round_checks import check_settlement
+
+if TYPE_CHECKING:
+    from controller.fast.session import Session
+
+Answer = tuple[Event, ...] | None
+
+
+def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
+    """The table and its current round, if ``e`` passes `_check_sequence` and names that round."""
+    facts = s.table_def(e.table_id)
+    table = s.table(e.table_id)
+    if facts is None or table is None:
+        return None
+    current = table.round
+    if (
+        current is None
+        or current.round_id != e.round_id
+        or e.event_id in current.event_ids
+        or e.seq <= table.last_seq
+    ):
+        return None
+    return facts, table, current
+
+
+def _accept(s: Session, table: Table, current: Round, e: TableEvent) -> None:
+    current.event_ids.add(e.event_id)
+    table.last_seq = e.seq
+    s.dirty_tables.add(e.table_id)
+
+
+def decide_open(s: Session, e: RoundOpened) -> Answer:
+    """`_check_sequence` and `_check_open`, then a new round."""
+    facts = s.table_def(e.table_id)
+    if facts is None or e.game != facts.game:
+        return None
+    table = s.table(e.table_id)
+    if table is None:
+        if e.seq <= -1:
+            return None
+        table = s.new_table(e.table_id)
+    else:
+        current = table.round
+        if e.seq <= table.last_seq or (
+            current is not None
+            and (
+                e.event_id in current.event_ids
+                or current.phase in ("open", "locked")
+                or current.round_id == e.round_id
+            )
+        ):
+            return None
+    table.last_seq = e.seq
+    table.round = Round.opened(e)
+    s.dirty_tables.add(e.table_id)
+    return (e,)
+
+
+def decide_wager(s: Session, e: WagerPlaced) -> Answer:
+    """`check_wager` for a wager on the own hand or the dealer's."""
+    head = _head(s, e)
+    if head is None:
+        return None
+    facts, table, current = head
+    rules = GAMES.get(current.game)
+    if current.phase != "open" or rules is None or not 1 <= e.seat <= facts.seats:
+        return None
+    if e.wager in facts.links:
+        if e.amount_cents != facts.units.get(e.wager):
+            return None
+    elif e.wager not in rules.base_wagers:
+        return None
+    on = e.on
+    if on != "own" and (
+        on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, e.wager)
+    ):
+        return None
+    if (e.seat, e.wager, on) in current.placed:
+        return None
+    current.add_wager(e)
+    _accept(s, table, current, e)
+    return (e,)
+
+
+def decide_lock(s: Session, e: WagersLocked) -> Answer:
+    """The lock and one `ContributionRecorded` per linked wager, priced as `_contributions` and
+    `decide_meter` price them: what would take a meter above its ceiling is carried in its
+    overflow (`controller.ceiling.split_at_ceiling`, NY 5320.8), each wager against the meter as
+    the ones before it left it."""
+    head = _head(s, e)
+    if head is None:
+        return None
+    facts, table, current = head
+    if current.phase != "open":
+        return None
+    out: list[Event] = [e]
+    seqs: dict[str, int] = {}
+    amounts: dict[str, int] = {}  # each meter as the lock's earlier contributions leave it
+    links = facts.links
+    for wager in current.wagers:
+        meter_id = links.get(wager.wager)
+        if meter_id is None:
+            continue
+        rates = s.meter_def(meter_id)
+        meter = s.meter(meter_id)
+        if rates is None or meter is None or not rates.hot or meter.retired:
+            return None
+        seq = seqs[meter_id] = seqs.get(meter_id, meter.seq) + 1
+        primary = contribution_subunits(wager.amount_cents, rates.primary_ppm)
+        overflow = 0
+        if rates.ceiling is not None:
+            amount = amounts.get(meter_id, meter.amount_sub)
+            overflow = primary - max(0, min(primary, rates.ceiling - amount))
+            amounts[meter_id] = amount + primary - overflow
+        out.append(
+            ContributionRecorded(
+                meter_id=meter_id,
+                table_id=e.table_id,
+                round_id=e.round_id,
+                seat=wager.seat,
+                wager=wager.wager,
+                on=wager.on,
+                wager_cents=wager.amount_cents,
+                primary_sub=primary,
+                reserve_sub=contribution_subunits(wager.amount_cents, rates.reserve_ppm),
+                meter_seq=seq,
+                occurred_at=e.occurred_at,
+                overflow_sub=overflow,
+            )
+        )
+    current.phase = "locked"
+    _accept(s, table, current, e)
+    for event in out[1:]:
+        s.apply_contribution(event)  # type: ignore[arg-type]  # built above
+    return tuple(out)
+
+
+def decide_decision(s: Session, e: DecisionMade) -> Answer:
+    """`check_decision` and `_check_decision_amount`."""
+    head = _head(s, e)
+    if head is None:
+        return None
+    _, table, current = head
+    rules = GAMES.get(current.game)
+    ante = current.antes.get(e.seat)
+    action = e.action
+    if current.phase != "locked" or rules is None or ante is None:
+        return None
+    if (
+        action not in rules.continue_actions
+        and action not in rules.option_actions
+        and action != "fold"
+    ):
+        return None
+    earlier = current.actions.get(e.seat)
+    if earlier:
+        if action in rules.option_actions:
+            return None
+        if any(a == "fold" or a in rules.continue_actions for a in earlier):
+            return None
+    if not _amount_ok(action, e.amount_cents, ante):
+        return None
+    if action == "draw" and not 2 <= len(e.discards) <= 5:
+        return None
+    current.add_decision(e)
+    _accept(s, table, current, e)
+    return (e,)
+
+
+def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
+    if amount is None:
+        return True
+    if action in ("play", "buy_sixth_card", "draw"):
+        return amount == ante
+    if action == "raise":
+        return amount in (ante, 2 * ante, 3 * ante)
+    if action == "bet":
+        return amount == 2 * ante
+    return True
+
+
+def decide_settle(s: Session, e: RoundSettled) -> Answer:
+    """The reference's settlement checks on the frozen round, the awards by `settle` (the
+    reference's `settle_round`, mirrored on the mutable round); meter hits priced by
+    `decide_meter` against the meter as it stands at each one's turn (649a.12(e)(4))."""
+    head = _head(s, e)
+    config = s.config
+    if head is None or config is None:
+        return None
+    facts, table, current = head
+    if current.phase != "locked":
+        return None
+    frozen = current.freeze()
+    try:
+        check_settlement(config, facts.definition, frozen, e)
+        steps = settle(config, facts.definition, current, e)
+    except Exception:  # the reference repeats it and answers (or raises) the same
+        return None
+    for step in steps:
+        if isinstance(step, HitClaim):
+            rates = s.meter_def(step.meter_id)
+            meter = s.meter(step.meter_id)
+            if rates is None or not rates.hot or meter is None or meter.retired:
+                return None
+        elif type(step) is not FixedAwarded and type(step) is not EnvyAwarded:
+            return None
+    out: list[Event] = [e]
+    current.phase = "settled"
+    _accept(s, table, current, e)
+    for step in steps:
+        if isinstance(step, HitClaim):
+            meter = s.meter(step.meter_id)
+            rates = s.meter_def(step.meter_id)
+            assert meter is not None  # checked above
+            assert rates is not None
+            hit = decide_meter(meter.freeze(), rates.definition, step)
+            assert isinstance(hit, ProgressiveHit)
+            s.apply_hit(hit)
+            out.append(hit)
+        else:
+            if type(step) is FixedAwarded and step.hit_id:
+                s.pending_hit(step.hit_id, step.meter_id, step.amount_cents)
+            out.append(step)
+    return tuple(out)
+
+
+Decider = Callable[["Session", Any], Answer]
+
+#: The hot deciders by command type; any other command goes to the reference.
+DECIDERS: dict[type, Decider] = {
+    RoundOpened: decide_open,
+    WagerPlaced: decide_wager,
+    WagersLocked: decide_lock,
+    DecisionMade: decide_decision,
+    RoundSettled: decide_settle,
+}

@@ -1,0 +1,325 @@
+"""A single-writer session: the floor's state held mutably, the reference's answers given fast.
+
+`controller.floor.decide` and `controller.evolve.evolve` over frozen dataclasses are the rules as
+written, and stay the reference. A `Session` answers the same questions for a stream of commands
+or events: `step` is ``decide`` then ``evolve`` (the events produced, the state advanced), `apply`
+is ``evolve`` alone (a replay). The hot table events (a round opened, wagers, the lock with its
+meter contributions, decisions, the settlement with its awards) are handled on mutable records;
+everything else (operator commands, configurations, corrections, voids, a pending configuration
+change, any refusal, an event type this module does not know) is handed to the reference over the
+frozen state, and the session then re-reads what those events touched. `state` gives the frozen
+state; ``Session(s).state() == s`` and, for any input, the session's events and state equal the
+reference's (``tests/controller/fast/``).
+
+Records are thawed on first use and frozen only when `state` is read, so a session over 10,000
+tables starts at once and a read costs what changed since the last one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from controller.config.floor import FloorConfig
+from controller.evolve import evolve_many
+from controller.fast.apply import APPLIERS
+from controller.fast.hot import DECIDERS
+from controller.fast.records import KNOWN_SHAPES, Meter, Round, Table
+from controller.fast.tables import MeterFacts, TableFacts
+from controller.floor import Command, decide
+from controller.model.events import (
+    ConfigActivated,
+    ContributionRecorded,
+    ContributionsReversed,
+    EnvyAwarded,
+    Event,
+    EventRejected,
+    FixedAwarded,
+    HitPaid,
+    HitValidated,
+    MeterCorrected,
+    MeterSeeded,
+    ProgressiveHit,
+)
+from controller.model.money import SUBUNITS_PER_CENT
+from controller.model.state import FloorState, HitState, MeterState, TableState, fast_replace
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    WagerPlaced,
+    WagersLocked,
+)
+
+# Events whose reference `evolve` touches only the entries their own ids name.
+_LOCAL_EVENTS = (
+    RoundOpened,
+    WagerPlaced,
+    WagersLocked,
+    DecisionMade,
+    RoundSettled,
+    RoundVoided,
+    MeterSeeded,
+    ContributionRecorded,
+    ContributionsReversed,
+    MeterCorrected,
+    ProgressiveHit,
+    FixedAwarded,
+    EnvyAwarded,
+    EventRejected,
+    HitValidated,
+    HitPaid,
+)
+
+
+class Session:
+    """The floor for one writer. Not thread-safe: one owner steps it and reads its state."""
+
+    def __init__(
+        self,
+        state: FloorState | None = None,
+        deferred: Mapping[str, Any] | None = None,
+        decode: Callable[[Any], TableState] | None = None,
+    ) -> None:
+        """``deferred`` holds tables not yet in ``state``, each as ``decode`` reads it: a restart
+        from a snapshot decodes a table when it is first used (or when the state is read)."""
+        self._reset(state or FloorState())
+        self._deferred: Mapping[str, Any] = deferred or {}
+        self._decode = decode
+
+    # -- state ---------------------------------------------------------------------------------
+
+    def _reset(self, state: FloorState) -> None:
+        self._base = state
+        self.tables: dict[str, Table] = {}
+        self.meters: dict[str, Meter] = {}
+        self.hits: dict[str, HitState] = {}
+        self.dirty_tables: set[str] = set()
+        self.dirty_meters: set[str] = set()
+        self.dirty_hits: set[str] = set()
+        self._facts(state)
+
+    def _facts(self, state: FloorState) -> None:
+        self.config: FloorConfig | None = state.config
+        self.pending = state.pending_config is not None
+        self.table_facts: dict[str, TableFacts | None] = {}
+        self.meter_facts: dict[str, MeterFacts | None] = {}
+
+    def state(self) -> FloorState:
+        """The frozen state: the reference's state after the same input."""
+        if self._deferred:
+            tables = self._base.tables.mutate()
+            for table_id, raw in self._deferred.items():
+                if table_id not in tables:
+                    tables[table_id] = self._read(raw)
+            self._base = fast_replace(self._base, tables=tables.finish())
+            self._deferred = {}
+        return self._flush()
+
+    @property
+    def config_event(self) -> ConfigActivated | None:
+        """The configuration in force, as the event that activated it."""
+        return self._base.config_event
+
+    def partial_state(self) -> FloorState:
+        """The frozen state without the tables still deferred: enough for what reads only the
+        configuration and the meters, and costs what changed since the last read."""
+        return self._flush()
+
+    def rebased(self, state: FloorState) -> Session:
+        """A session over ``state`` (a `partial_state` the edge changed outside the events, such
+        as a mystery trigger it unsealed), keeping the tables still deferred."""
+        return Session(state, self._deferred, self._decode)
+
+    def rollback_point(self) -> Callable[[], Session]:
+        """A new session at this point, when called: what an engine goes back to if the batch
+        it decides next never becomes durable. Costs what changed since the last read."""
+        base, deferred, decode = self._flush(), self._deferred, self._decode
+        return lambda: Session(base, deferred, decode)
+
+    def _read(self, raw: Any) -> TableState:
+        if self._decode is None:
+            msg = "a session with deferred tables needs their decoder"
+            raise TypeError(msg)
+        return self._decode(raw)
+
+    def _flush(self) -> FloorState:
+        """The frozen state of everything but the tables still deferred."""
+        if self.dirty_tables or self.dirty_meters or self.dirty_hits:
+            base = self._base
+            tables = base.tables.mutate()
+            for table_id in self.dirty_tables:
+                tables[table_id] = self.tables[table_id].freeze()
+            meters = base.meters.mutate()
+            for meter_id in self.dirty_meters:
+                meters[meter_id] = self.meters[meter_id].freeze()
+            hits = base.hits.mutate()
+            for hit_id in self.dirty_hits:
+                hits[hit_id] = self.hits[hit_id]
+            self._base = fast_replace(
+                base, tables=tables.finish(), meters=meters.finish(), hits=hits.finish()
+            )
+            self.dirty_tables.clear()
+            self.dirty_meters.clear()
+            self.dirty_hits.clear()
+        return self._base
+
+    def table(self, table_id: str) -> Table | None:
+        """The table's record (thawed on first use), None if the floor has not seen it."""
+        table = self.tables.get(table_id)
+        if table is None:
+            frozen = self._base.tables.get(table_id)
+            if frozen is None:
+                raw = self._deferred.get(table_id)
+                if raw is None:
+                    return None
+                frozen = self._read(raw)
+                self._base = fast_replace(
+                    self._base, tables=self._base.tables.set(table_id, frozen)
+                )
+            table = self.tables[table_id] = Table.thaw(frozen)
+        return table
+
+    def new_table(self, table_id: str) -> Table:
+        """A record for a table the floor has not seen (`evolve_table`'s default)."""
+        table = self.tables[table_id] = Table(table_id, -1, None)
+        return table
+
+    def meter(self, meter_id: str) -> Meter | None:
+        """The meter's record (thawed on first use), None if there is no such meter."""
+        meter = self.meters.get(meter_id)
+        if meter is None:
+            frozen = self._base.meters.get(meter_id)
+            if frozen is None:
+                return None
+            meter = self.meters[meter_id] = Meter(frozen)
+        return meter
+
+    def meter_or_new(self, meter_id: str) -> Meter:
+        """`evolve`'s ``meters.get(id) or MeterState(meter_id=id)``."""
+        return self.meter(meter_id) or self.meters.setdefault(
+            meter_id, Meter(MeterState(meter_id=meter_id))
+        )
+
+    def table_def(self, table_id: str) -> TableFacts | None:
+        """What the hot checks read of the table's definition; None for an unknown table."""
+        facts = self.table_facts.get(table_id, False)
+        if facts is False:
+            config = self.config
+            definition = None if config is None else config.tables.get(table_id)
+            facts = self.table_facts[table_id] = (
+                None if config is None or definition is None else TableFacts(config, definition)
+            )
+        return facts  # type: ignore[return-value]  # False was replaced above
+
+    def meter_def(self, meter_id: str) -> MeterFacts | None:
+        """A meter's rates; None for a meter the configuration does not define."""
+        facts = self.meter_facts.get(meter_id, False)
+        if facts is False:
+            definition = None if self.config is None else self.config.meters.get(meter_id)
+            facts = self.meter_facts[meter_id] = (
+                None if definition is None else MeterFacts(definition)
+            )
+        return facts  # type: ignore[return-value]  # False was replaced above
+
+    def pending_hit(self, hit_id: str, meter_id: str, amount_cents: int) -> None:
+        """`evolve`'s `_pending_hit`."""
+        self.hits[hit_id] = HitState(
+            hit_id=hit_id, meter_id=meter_id, amount_cents=amount_cents, status="pending_validation"
+        )
+        self.dirty_hits.add(hit_id)
+
+    def apply_hit(self, event: ProgressiveHit) -> None:
+        """`evolve` of a `ProgressiveHit`: the meter pays (and resets), the hit waits."""
+        meter = self.meter_or_new(event.meter_id)
+        if event.reset:
+            meter.open_rounds = {}
+        meter.amount_sub = event.meter_after_sub
+        meter.reserve_sub = event.reserve_after_sub
+        meter.overflow_sub = event.overflow_after_sub
+        meter.seeded_sub += event.reseed_sub
+        meter.paid_sub += event.amount_cents * SUBUNITS_PER_CENT
+        meter.hits += 1
+        meter.seq = event.meter_seq
+        self.dirty_meters.add(event.meter_id)
+        self.pending_hit(event.hit_id, event.meter_id, event.amount_cents)
+
+    def apply_seed(self, event: MeterSeeded) -> None:
+        """`evolve_meter` of a `MeterSeeded`."""
+        meter = self.meter_or_new(event.meter_id)
+        meter.amount_sub += event.amount_sub
+        meter.seeded_sub += event.amount_sub
+        meter.seq = event.meter_seq
+        self.dirty_meters.add(event.meter_id)
+
+    def apply_contribution(self, event: ContributionRecorded) -> None:
+        """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
+        self.meter_or_new(event.meter_id).contribute(event)
+        self.dirty_meters.add(event.meter_id)
+        table = self.table(event.table_id)
+        if table is not None and table.round is not None:
+            current: Round = table.round
+            if current.round_id == event.round_id:
+                current.contributions.append((event.meter_id, event.primary_sub, event.reserve_sub))
+                self.dirty_tables.add(event.table_id)
+
+    # -- the reference, for everything not hot ---------------------------------------------------
+
+    def reference(self, command: Command) -> tuple[Event, ...]:
+        """Decide ``command`` with the reference and adopt the state its events lead to."""
+        state = self.state()
+        events = decide(state, command)
+        self.adopt(state, events)
+        return events
+
+    def adopt(self, state: FloorState, events: tuple[Event, ...]) -> None:
+        """The reference's fold of ``events`` becomes the session's state; the records those
+        events touched are dropped, to be thawed again from it."""
+        new = evolve_many(state, events)
+        if new.config is not state.config or new.pending_config is not state.pending_config:
+            self._reset(new)
+            return
+        self._base = new
+        for event in events:
+            if not isinstance(event, _LOCAL_EVENTS):
+                self._reset(new)
+                return
+            table_id = getattr(event, "table_id", "")
+            meter_id = getattr(event, "meter_id", "")
+            hit_id = getattr(event, "hit_id", "")
+            self.tables.pop(table_id, None)
+            self.meters.pop(meter_id, None)
+            self.hits.pop(hit_id, None)
+
+    # -- the two entry points --------------------------------------------------------------------
+
+    def step(self, command: Command) -> tuple[Event, ...]:
+        """``decide(state, command)``, with the state advanced by the events it returns."""
+        decider = DECIDERS.get(type(command)) if KNOWN_SHAPES else None
+        if decider is not None and not self.pending:
+            events = decider(self, command)
+            if events is not None:
+                return events
+        return self.reference(command)
+
+    def apply(self, event: Event) -> None:
+        """``evolve(state, event)``: a recorded event applied, never checked."""
+        applier = APPLIERS.get(type(event)) if KNOWN_SHAPES else None
+        if applier is None or not applier(self, event):
+            state = self.state()
+            self.adopt(state, (event,))
+
+    def run(self, commands: Iterable[Command]) -> list[Event]:
+        """`controller.floor.run` from the session's state: every event produced, in order."""
+        out: list[Event] = []
+        step = self.step
+        for command in commands:
+            out.extend(step(command))
+        return out
+
+    def replay(self, events: Iterable[Event]) -> None:
+        """Apply recorded events in order (`controller.floor.replay`)."""
+        apply = self.apply
+        for event in events:
+            apply(event)

@@ -1,0 +1,63 @@
+"""The fast hand former equals the reference's `form_hand`: every three-card hand exhaustively,
+five- and six-card pools by Hypothesis (any order, any letter case, "10" for T), and refuses what
+the reference refuses."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.fast import hands
+from controller.model.cards import FULL_DECK
+from controller.model.errors import RuleViolation
+from controller.rules.hand_forming import form_hand
+
+TEXTS = [str(card) for card in FULL_DECK]
+
+
+def _spelled(text: str, upper: bool, ten: bool) -> str:
+    out = text.upper() if upper else text
+    return "10" + out[1] if ten and out[0] in "Tt" else out
+
+
+def test_every_three_card_hand_forms_as_the_reference_forms_it() -> None:
+    for cards in itertools.combinations(TEXTS, 3):
+        own = (cards[2], cards[0], cards[1])
+        assert hands.form("three_card", own, (), ()) == form_hand("three_card", own, (), ())
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.permutations(TEXTS).map(lambda deck: deck[:8]),
+    st.sampled_from(["five_card", "five_of_six"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_five_card_pools_form_as_the_reference_forms_them(
+    deck: list[str], source: str, upper: bool, ten: bool
+) -> None:
+    texts = [_spelled(text, upper, ten) for text in deck]
+    own, dealer, community = tuple(texts[:3]), tuple(texts[3:6]), tuple(texts[6:8])
+    assert hands.form(source, own, dealer, community) == form_hand(source, own, dealer, community)
+
+
+@pytest.mark.parametrize(
+    ("source", "own", "community"),
+    [
+        ("three_card", ("As", "As", "Kd"), ()),  # a repeated card
+        ("three_card", ("As", "Kd"), ()),  # too few
+        ("three_card", ("As", "Kd", "Xx"), ()),  # not a card
+        ("five_card", ("As", "Kd", "Qh"), ("Js",)),  # four cards
+        ("five_card", ("As", "Kd", "Qh"), ("Js", "Kd")),  # repeated across the pool
+    ],
+)
+def test_what_the_reference_refuses_the_fast_former_refuses(
+    source: str, own: tuple[str, ...], community: tuple[str, ...]
+) -> None:
+    with pytest.raises(RuleViolation):
+        form_hand(source, own, (), community)
+    with pytest.raises(LookupError):
+        hands.form(source, own, (), community)
