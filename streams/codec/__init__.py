@@ -17,7 +17,7 @@ from functools import partial
 try:  # the fast JSON reader; the base install reads with json alone
     import msgspec
 
-    from streams.log_decode import fast_decode
+    from streams.codec.log_decode import fast_decode
 except ModuleNotFoundError:  # pragma: no cover - exercised by the wheel check without extras
     msgspec = None  # type: ignore[assignment]
     fast_decode = None  # type: ignore[assignment]

@@ -5,7 +5,7 @@ A replay spends most of its time turning payloads into events. Here a derived ev
 required field present, each of its declared type, a bool is no int, unknown keys ignored), and the
 two commonest table events by one inlined reading of `from_contract`. Anything else, and anything
 these readers are unsure of, goes to `decode`, so a record decodes to the same event or fails
-with the same error (``tests/streams/embedded/test_log_decode.py``).
+with the same error (``tests/streams/codec/test_log_decode.py``).
 """
 
 from __future__ import annotations

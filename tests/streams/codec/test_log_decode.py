@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from streams.codec import decode, encode
-from streams.log_decode import fast_decode
+from streams.codec.log_decode import fast_decode
 from tests.controller.fast.differential import disturbed_floor, run_both
 
 LOG = run_both(islice(disturbed_floor(4_000, seed=9), 4_200), check_every=10_000)[1]
