@@ -11,9 +11,9 @@ open) must come to nothing: its transaction fails (it logs ``fenced``) and is ab
 
 Afterwards, read ``read_committed`` as every downstream reader does: meters, awards and
 rejections equal the replay to the cent; every input line accepted exactly once or refused; no
-record twice on the events topic (so nothing of a zombie's shows); and the events topic read
-``read_uncommitted`` holds more records than committed ones: the aborted writes were really
-made, and really hidden. The issue's reproduction lost $115,132 of awards this way on the faust
+record twice on the events topic (so nothing of a zombie's shows). The events topic read
+``read_uncommitted`` is counted too: what it holds beyond the committed records was written by a
+zombie and aborted (reported; a stop between two transactions leaves nothing to abort). The issue's reproduction lost $115,132 of awards this way on the faust
 worker. ~2.5 minutes.
 """
 
@@ -169,8 +169,12 @@ def test_a_stalled_worker_is_fenced_and_nothing_of_it_shows(
     assert document["meters"] == reference["meters"]
     assert document["awards"] == sorted(reference["awards"], key=award_sort_key)
     assert comparable_reasons(document["rejected"]) == comparable_reasons(reference["rejected"])
+    # Whatever a zombie wrote before its fencing is on the topic but aborted: a read_uncommitted
+    # reader counts it, the read_committed fold above does not. How much there is depends on
+    # where the stop landed (a stop between two transactions leaves nothing in flight: one CI
+    # run saw 325 aborted records, another none), so the count is reported, not required.
     written = uncommitted_count(bootstrap, names.events)
-    assert written > fold.records  # aborted, and hidden
+    assert written >= fold.records
     logs = "\n".join(w.logs(None) for w in workers.values())
     fenced_pauses = sum(o.endswith("fenced") for o in outcomes)
     assert fenced_pauses >= FENCED_AT_LEAST, (outcomes, logs[-6000:])
