@@ -1,11 +1,14 @@
-"""Faults: one long simulated run with 20+ SIGKILLed workers and two broker restarts.
+"""Faults: one long simulated run with 20+ SIGKILLed workers, two broker restarts and a zombie.
 
 A feeder produces a simulated floor at a steady rate (`FEED_PER_S`, so that the input lasts the
 whole fault sequence: the transactional worker keeps up with any faster feed); meanwhile the
 worker is SIGKILLed `KILLS` times (no shutdown, no offset commit, buffered records lost, its
 transaction left open) and restarted, the broker is crashed once (``scripts/kafka.sh kill`` then
 ``start``: SIGKILL, no clean shutdown) and restarted gracefully once (``scripts/kafka.sh
-restart``). The first worker kills itself right after a batch's outputs reached the broker and
+restart``), and between them the worker becomes a zombie: a standby worker joins, the worker is
+``SIGSTOP``ped past its session timeout while events flow, the standby takes its partitions,
+the worker is ``SIGCONT``ed and must log that it lost them (or was fenced), then the standby
+leaves. The first worker kills itself right after a batch's outputs reached the broker and
 before its transaction committed (``JACKPOT_KAFKA_KILL_AFTER_OUTPUTS``): that batch must vanish
 for ``read_committed`` readers; every other kill lands at a random moment after the worker made
 progress (its committed offset moved), so each restarted worker does some work before it dies
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import subprocess
 import threading
 import time
@@ -62,14 +66,22 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 #: SIGKILLs sent by the test (the injected kill of the first worker comes on top).
 KILLS = 21
-#: Faults in order: the broker is crashed after the 7th kill and restarted after the 14th.
+#: Faults in order: the broker is crashed after the 7th kill, the worker becomes a zombie after
+#: the 11th and the broker is restarted after the 14th.
 FAULTS: tuple[str, ...] = (
     *(("kill",) * 7),
     "broker-crash",
-    *(("kill",) * 7),
+    *(("kill",) * 4),
+    "zombie",
+    *(("kill",) * 3),
     "broker-restart",
     *(("kill",) * (KILLS - 14)),
 )
+#: The zombie: the worker is SIGSTOPped this long (past its 6 s session timeout) while a
+#: standby worker takes its partitions over, then SIGCONTed.
+ZOMBIE_PAUSE_S = (8.0, 12.0)
+#: How long the resumed zombie has to say it lost its partitions or was fenced.
+ZOMBIE_SETTLE_S = 20.0
 #: Records the worker must commit past the previous fault's mark before the next fault: proof
 #: that the restarted worker got through start-up and did work.
 PROGRESS_BETWEEN_FAULTS = 100
@@ -84,7 +96,6 @@ ROUNDS = 100
 #: a restart, a group join that waits out the killed member's 6 s session, and 100 records).
 FEED_PER_S = 80
 CHUNK = 40
-CHUNK_PAUSE_S = CHUNK / FEED_PER_S
 SKIPPED = 300
 BROKER_TRIES = 10
 
@@ -95,12 +106,16 @@ def managed_broker_env(bootstrap: str) -> dict[str, str]:
 
 
 class Feeder(threading.Thread):
-    """Produce the input file in chunks, at `FEED_PER_S`."""
+    """Produce the input file in chunks of `CHUNK`, at ``per_s`` lines a second; ``sent`` counts
+    the lines produced so far (to tell that a fault landed mid-stream)."""
 
-    def __init__(self, bootstrap: str, names: TopicNames, events: Path) -> None:
+    def __init__(
+        self, bootstrap: str, names: TopicNames, events: Path, per_s: float = FEED_PER_S
+    ) -> None:
         super().__init__(daemon=True)
         self.producer = TableEventProducer(bootstrap, names, "fault-feeder")
         self.lines = [line for line in events.read_bytes().splitlines() if line.strip()]
+        self.pause_s, self.sent = CHUNK / per_s, 0
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -109,7 +124,8 @@ class Feeder(threading.Thread):
                 for line in self.lines[start : start + CHUNK]:
                     self.producer.send(line)
                 self.producer.flush(timeout=180)
-                time.sleep(CHUNK_PAUSE_S)
+                self.sent = min(len(self.lines), start + CHUNK)
+                time.sleep(self.pause_s)
         except BaseException as exc:  # reported by the test thread
             self.error = exc
 
@@ -128,11 +144,13 @@ def committed(bootstrap: str, group: str, topic: str) -> int:
 
 @dataclass
 class FaultLog:
-    """What the fault loop did: the committed offset at each fault, and stalled workers."""
+    """What the fault loop did: the committed offset at each fault, stalled workers, and how
+    the zombie learnt it was one (``lost`` or ``fenced``)."""
 
     marks: list[int] = field(default_factory=list)
     kills: int = 0
     stalls: int = 0
+    zombie: str = ""
 
 
 def wait_for_progress(worker: Worker, mark: int, deadline: float) -> int:
@@ -160,17 +178,20 @@ def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
     events = simulate(tmp_path, rounds=ROUNDS, seed=4242)
     names = deploy(bootstrap, table_partitions=1)
     worker = Worker(bootstrap, names, tmp_path)
+    (tmp_path / "standby").mkdir()
+    standby = Worker(bootstrap, names, tmp_path / "standby")
     feeder = Feeder(bootstrap, names, events)
     worker.start({KILL_AFTER_OUTPUTS_ENV: "4"})
     feeder.start()
     try:
         _await_injected_kill(worker, time.monotonic() + 120)
-        faults = _run_faults(worker, env, random.Random(seed))
+        faults = _run_faults(worker, standby, env, random.Random(seed))
         feeder.join(timeout=180)
         assert feeder.error is None, feeder.error
         wait_caught_up(worker, timeout=180)
     finally:
         worker.stop()
+        standby.stop()
     fold = _check(bootstrap, names, events)
     assert fold.duplicates == 0  # exactly-once: the killed batches' records were aborted
     assert faults.kills == KILLS >= 20
@@ -179,7 +200,8 @@ def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
     with capsys.disabled():
         print(
             f"\nkafka faults (FAULT_SEED={seed}): {faults.kills + 1} worker kills survived "
-            f"(1 injected + {faults.kills} SIGKILLs), 1 broker crash + 1 broker restart, at "
+            f"(1 injected + {faults.kills} SIGKILLs), 1 broker crash + 1 broker restart, "
+            f"1 zombie ({faults.zombie}), at "
             f"committed offsets {faults.marks}; {faults.stalls} stalled worker(s), "
             f"{worker.starts} worker starts ({worker.starts - 2 - faults.kills} after an exit "
             f"of its own); {len(feeder.lines)} input lines, {fold.records} "
@@ -229,11 +251,16 @@ def _commit(bootstrap: str, names: TopicNames, offset: int) -> None:
         consumer.close()
 
 
-def _run_faults(worker: Worker, env: dict[str, str], rng: random.Random) -> FaultLog:
+def _run_faults(
+    worker: Worker, standby: Worker, env: dict[str, str], rng: random.Random
+) -> FaultLog:
     """Each fault once the worker committed `PROGRESS_BETWEEN_FAULTS` more records."""
     log = FaultLog()
     for fault in FAULTS:
         _progress(worker, log)
+        if fault == "zombie":
+            log.zombie = _zombie(worker, standby, rng)
+            continue
         if fault != "kill":
             _broker(env, ["kill", "start"] if fault == "broker-crash" else ["restart"])
             continue
@@ -242,6 +269,33 @@ def _run_faults(worker: Worker, env: dict[str, str], rng: random.Random) -> Faul
             _progress(worker, log)
         log.kills += 1
     return log
+
+
+def _zombie(worker: Worker, standby: Worker, rng: random.Random) -> str:
+    """A standby worker joins; the worker is SIGSTOPped past its session timeout while events
+    flow, the standby takes every partition, the worker is SIGCONTed and must learn it lost
+    them (``lost``, or ``fenced`` if it had a transaction in hand); the standby then leaves
+    (SIGTERM) and the worker gets the partitions back. ``fenced`` or ``lost``."""
+    standby.start(slot="standby")
+    deadline = time.monotonic() + STALL_S
+    while "ready " not in standby.logs(None) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "ready " in standby.logs(None), f"the standby never joined:\n{standby.logs()}"
+    logged = len(worker.logs(None))
+    assert worker.process is not None
+    worker.process.send_signal(signal.SIGSTOP)
+    time.sleep(rng.uniform(*ZOMBIE_PAUSE_S))
+    worker.process.send_signal(signal.SIGCONT)
+    deadline = time.monotonic() + ZOMBIE_SETTLE_S
+    news = ""
+    while not ("lost " in news or "fenced:" in news) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        news = worker.logs(None)[logged:]
+    took = standby.logs(None)
+    standby.stop()
+    assert "lost " in news or "fenced:" in news, f"the zombie did not notice:\n{news[-3000:]}"
+    assert f"{worker.names.table_events}[0]" in took, f"the standby took nothing:\n{took[-3000:]}"
+    return "fenced" if "fenced:" in worker.logs(None)[logged:] else "lost"
 
 
 def _progress(worker: Worker, log: FaultLog) -> None:
