@@ -281,7 +281,8 @@ def _zombie(worker: Worker, standby: Worker, rng: random.Random) -> str:
     while "ready " not in standby.logs(None) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert "ready " in standby.logs(None), f"the standby never joined:\n{standby.logs()}"
-    logged = len(worker.logs(None))
+    log = worker.folder / f"worker-{worker.starts}.log"  # the running worker's own log
+    logged = len(log.read_text(errors="replace"))
     assert worker.process is not None
     worker.process.send_signal(signal.SIGSTOP)
     time.sleep(rng.uniform(*ZOMBIE_PAUSE_S))
@@ -290,12 +291,14 @@ def _zombie(worker: Worker, standby: Worker, rng: random.Random) -> str:
     news = ""
     while not ("lost " in news or "fenced:" in news) and time.monotonic() < deadline:
         time.sleep(0.2)
-        news = worker.logs(None)[logged:]
+        news = log.read_text(errors="replace")[logged:]
+    time.sleep(1.0)  # a fencing is logged right after the loss
+    news = log.read_text(errors="replace")[logged:]
     took = standby.logs(None)
     standby.stop()
     assert "lost " in news or "fenced:" in news, f"the zombie did not notice:\n{news[-3000:]}"
     assert f"{worker.names.table_events}[0]" in took, f"the standby took nothing:\n{took[-3000:]}"
-    return "fenced" if "fenced:" in worker.logs(None)[logged:] else "lost"
+    return "fenced" if "fenced:" in news else "lost"
 
 
 def _progress(worker: Worker, log: FaultLog) -> None:
