@@ -283,8 +283,9 @@ class TxLoop:
             self._watermarks.close()
             self._watermarks = None
 
-    def run(self, stopping: Callable[[], bool], idle_timeout: float = 0.2) -> None:
-        """Batches until ``stopping()``."""
+    def run(self, stopping: Callable[[], bool], commit_interval: float = 0.2) -> None:
+        """Batches until ``stopping()``; each gathers records for up to ``commit_interval``
+        seconds (``consume`` waits that long unless a full batch came sooner)."""
         while not stopping():
-            self.step(idle_timeout)
+            self.step(commit_interval)
         self.finish()

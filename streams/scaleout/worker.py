@@ -137,7 +137,7 @@ class Worker:
         self.metrics.lag.sources[:] = [loop.lag]
         try:
             loop.subscribe()
-            loop.run(lambda: self.stopping)
+            loop.run(lambda: self.stopping, s.commit_interval_s)
         finally:
             loop.abandon()
             loop.close()

@@ -39,7 +39,7 @@ class WorkerSettings:
     metrics_host: str = "127.0.0.1"
     batch: int = 500
     session_timeout_s: float = 6.0
-    commit_interval_s: float = 1.0
+    commit_interval_s: float = 0.2
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
@@ -62,6 +62,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--metrics-host", default="127.0.0.1", help="address the metrics server binds"
     )
     parser.add_argument("--batch", type=int, default=500, help="records per batch at most")
+    parser.add_argument(
+        "--commit-interval",
+        type=float,
+        default=0.2,
+        help="seconds a batch gathers records (unless --batch of them came sooner) before its "
+        "transaction commits: each lane adds up to this much to an event's latency",
+    )
     parser.add_argument(
         "--session-timeout",
         type=float,
@@ -98,6 +105,7 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         metrics_host=args.metrics_host,
         batch=args.batch,
         session_timeout_s=args.session_timeout,
+        commit_interval_s=args.commit_interval,
         loglevel=args.loglevel,
         transactional_id=args.transactional_id,
         security=security,

@@ -1,0 +1,287 @@
+"""Row "kafka latency": wagers_locked in -> its meter events visible to a ``read_committed``
+reader, one worker, at a steady 2,000 events/s.
+
+Subject: one ``python -m streams.scaleout.worker`` process over a fresh prefix (6 table-events
+partitions, the configuration recorded and every meter seeded), started and given time to join
+its group and restore. A pacing thread produces the simulated floor's events
+(`bench.latency.paced_events`: hit hands forced now and then) with the engine's own idempotent
+producer (`streams.scaleout.ingest.TableEventProducer`, as devices and ``jackpot kafka ingest``
+do) at a steady `RATE`; the main thread reads ``<p>.events`` ``read_committed`` (a group-less
+reader assigned at the topic's end, asking the broker to answer a fetch within
+`READER_FETCH_WAIT_MS`) and decodes every meter event.
+
+Measured from each ``wagers_locked``'s *scheduled* send time (a sender that falls behind is
+charged, no coordinated omission) until every ``ContributionRecorded`` of that round (as many as
+the embedded engine records for the same input) has been read: the path crosses both lanes and
+two transactions (table-events -> round lane -> meter-claims, committed -> meter lane ->
+events, committed). The first `WARMUP_S` of sends are not counted.
+
+The worker runs once per setting in `SETTINGS` (its command-line options; the first is the
+worker's defaults), side by side in one run on deployments of their own, so the commit interval
+that reaches the goal is reported next to the default's. The row's value is the default's p99;
+each setting's p50/p99/max are in the details.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from confluent_kafka import Consumer, TopicPartition
+
+from bench import workload
+from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
+from bench.kafka_parts import PARTITIONS, Deployment, bootstrap_or_reason, cpu_seconds
+from bench.latency import paced_events, percentile
+from controller.model.events import ContributionRecorded
+from streams.adapters.kafka.read import as_bytes
+from streams.adapters.memory import MemoryLog
+from streams.codec import DEDUPE_HEADER, decode
+from streams.embedded.engine import EmbeddedController
+from streams.scaleout.ingest import TableEventProducer
+
+RATE = 2_000  # events per second
+SECONDS: dict[Mode, float] = {"tiny": 3.0, "quick": 6.0, "default": 12.0, "full": 30.0}
+WARMUP_S = 2.0  # the first transactions (partitions added, metadata) are slow
+READY_TIMEOUT_S = 60.0
+DRAIN_S = 5.0  # after the last send, how long the reader waits for the stragglers
+READER_FETCH_WAIT_MS = 5
+GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", at_most=50.0)
+#: Worker options per contender: the defaults first, then shorter commit intervals.
+SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("defaults", ()),
+    ("commit-interval 0.05", ("--commit-interval", "0.05")),
+    ("commit-interval 0.02", ("--commit-interval", "0.02")),
+    ("commit-interval 0.01", ("--commit-interval", "0.01")),
+)
+Round = tuple[str, str]
+
+
+def expected_contributions(raws: Sequence[dict[str, Any]]) -> Counter[Round]:
+    """Per (table_id, round_id): the contributions the embedded engine records for ``raws``."""
+    log = MemoryLog()
+    controller = EmbeddedController(log, MemoryLog())
+    controller.start(workload.example_text(), str(EXAMPLE_CONFIG))
+    controller.submit(raws)
+    counts: Counter[Round] = Counter()
+    for record in log.read():
+        event = decode(record.payload)
+        if isinstance(event, ContributionRecorded):
+            counts[(event.table_id, event.round_id)] += 1
+    return counts
+
+
+@dataclass
+class Clock:
+    """When each round's wagers_locked was due, and when its last contribution was read."""
+
+    expected: Counter[Round]
+    due: dict[Round, float] = field(default_factory=dict)
+    seen: Counter[Round] = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    counted_from: float = 0.0
+
+    def read(self, event: ContributionRecorded, now: float) -> None:
+        """One contribution read; the round's latency once all of them were."""
+        where = (event.table_id, event.round_id)
+        self.seen[where] += 1
+        due = self.due.get(where)
+        if (
+            self.seen[where] == self.expected[where]
+            and due is not None
+            and due >= self.counted_from
+        ):
+            self.latencies_ms.append((now - due) * 1000)
+
+
+class Pacer(threading.Thread):
+    """Produce ``lines`` at `RATE`, noting each wagers_locked's scheduled time."""
+
+    def __init__(self, producer: TableEventProducer, raws: Sequence[dict[str, Any]], clock: Clock):
+        super().__init__(daemon=True)
+        self.producer, self.raws, self.clock = producer, raws, clock
+        self.lines = [workload.to_line(raw) for raw in raws]
+        self.achieved = 0.0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        interval, started = 1.0 / RATE, time.perf_counter()
+        self.clock.counted_from = started + WARMUP_S
+        for index, (raw, line) in enumerate(zip(self.raws, self.lines, strict=True)):
+            scheduled = started + index * interval
+            pause = scheduled - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            if raw["type"] == "wagers_locked":
+                self.clock.due[(str(raw["table_id"]), str(raw["round_id"]))] = scheduled
+            self.producer.send(line)
+        self.achieved = len(self.lines) / (time.perf_counter() - started)
+        self.producer.flush(60.0)
+        self.done.set()
+
+
+def reader(bootstrap: str, topic: str) -> Consumer:
+    """A group-less ``read_committed`` reader of ``topic`` from its current end."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"jackpot-reader-bench-{uuid.uuid4()}",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+            "fetch.wait.max.ms": READER_FETCH_WAIT_MS,
+            "log_level": 3,
+        }
+    )
+    ends = [
+        consumer.get_watermark_offsets(TopicPartition(topic, p), 10.0, cached=False)[1]
+        for p in range(PARTITIONS)
+    ]
+    consumer.assign([TopicPartition(topic, p, end) for p, end in enumerate(ends)])
+    return consumer
+
+
+def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer) -> None:
+    """Until the pacer is done and `DRAIN_S` passed (or every round was seen)."""
+    drain_until: float | None = None
+    while drain_until is None or time.perf_counter() < drain_until:
+        for message in consumer.consume(1000, 0.005):
+            if message.error() is not None:
+                continue
+            now = time.perf_counter()
+            dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
+            if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
+                continue  # not a meter event
+            event = decode(message.value() or b"")
+            if isinstance(event, ContributionRecorded):
+                clock.read(event, now)
+        if drain_until is None and pacer.done.is_set():
+            drain_until = time.perf_counter() + DRAIN_S
+        if pacer.done.is_set() and clock.seen == clock.expected:
+            return
+
+
+def start_worker(bootstrap: str, prefix: str, options: Sequence[str], log: Path) -> Any:
+    """The worker child, once its log says both source topics' partitions are ready."""
+    import subprocess  # noqa: PLC0415 - only this row spawns
+
+    command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", bootstrap]
+    command += ["--prefix", prefix, "--config", str(EXAMPLE_CONFIG), "--loglevel", "info"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [*command, *options], cwd=REPO, stdout=out, stderr=subprocess.STDOUT
+        )
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while log.read_text(errors="replace").count("ready ") < 1:
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            msg = f"the worker did not get ready: {log.read_text(errors='replace')[-2000:]}"
+            raise RuntimeError(msg)
+        time.sleep(0.1)
+    time.sleep(1.0)  # both topics' partitions assigned and restored (one rebalance)
+    return process
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """One setting's run."""
+
+    name: str
+    latencies_ms: tuple[float, ...]
+    rounds_expected: int
+    achieved: float
+    cpu_s: float | None  # the worker's CPU time (user + system) while the input was paced
+
+    def figure(self, fraction: float) -> float:
+        """A quantile of the latencies, in ms (NaN when none)."""
+        return round(percentile(self.latencies_ms, fraction), 3)
+
+
+def measure(
+    bootstrap: str,
+    raws: Sequence[dict[str, Any]],
+    expected: Counter[Round],
+    folder: Path,
+    contender: tuple[str, tuple[str, ...]],
+) -> Measured:
+    """One worker with ``options`` on a deployment of its own, paced input, latencies read."""
+    name, options = contender
+    deployment = Deployment(bootstrap, [])
+    process = None
+    try:
+        slug = name.replace(" ", "-")
+        process = start_worker(bootstrap, deployment.names.prefix, options, folder / f"{slug}.log")
+        clock = Clock(expected)
+        consumer = reader(bootstrap, deployment.names.events)
+        producer = TableEventProducer(bootstrap, deployment.names, "bench-latency")
+        pacer = Pacer(producer, raws, clock)
+        cpu_before = cpu_seconds(process.pid)
+        try:
+            pacer.start()
+            read_meter_events(consumer, clock, pacer)
+        finally:
+            consumer.close()
+        cpu_after = cpu_seconds(process.pid)
+        cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+        counted = sum(
+            1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w]
+        )
+        return Measured(name, tuple(clock.latencies_ms), counted, pacer.achieved, cpu)
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=30)
+        deployment.delete()
+
+
+def run_rows(settings: Settings) -> list[Row]:
+    """The Kafka latency row; none (and a note on stderr) when no broker answers."""
+    bootstrap, reason = bootstrap_or_reason()
+    if bootstrap is None:
+        print(f"bench: skipped kafka latency: {reason}", file=sys.stderr)
+        return []
+    seconds = SECONDS[settings.mode]
+    raws = paced_events(int(RATE * seconds), settings.seed)
+    expected = expected_contributions(raws)
+    with tempfile.TemporaryDirectory(prefix="bench-kafka-latency-") as folder:
+        contenders = SETTINGS[:1] if settings.mode == "tiny" else SETTINGS
+        runs = [
+            measure(bootstrap, raws, expected, Path(folder), contender) for contender in contenders
+        ]
+    extra: dict[str, Figure] = {"rate_target": RATE, "seconds": seconds, "warmup_s": WARMUP_S}
+    for run in runs:
+        key = run.name.replace(" ", "_").replace(".", "")
+        extra[f"{key}_options"] = " ".join(dict(SETTINGS)[run.name]) or "(defaults)"
+        extra[f"{key}_rate_achieved"] = round(run.achieved, 1)
+        extra[f"{key}_rounds"] = len(run.latencies_ms)
+        extra[f"{key}_rounds_expected"] = run.rounds_expected
+        extra[f"{key}_p50_ms"] = run.figure(0.5)
+        extra[f"{key}_p99_ms"] = run.figure(0.99)
+        extra[f"{key}_max_ms"] = round(max(run.latencies_ms, default=float("nan")), 3)
+        if run.cpu_s is not None:  # steadier than latency on a shared machine
+            extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / len(raws))
+    default = runs[0]
+    summary = "; ".join(f"{r.name}: p50 {r.figure(0.5)} / p99 {r.figure(0.99)} ms" for r in runs)
+    notes = (
+        f"Kafka engine, one worker, steady {RATE} events/s: wagers_locked scheduled send -> all "
+        f"its contributions read read_committed on <p>.events (both lanes, two transactions); "
+        f"{summary}"
+    )
+    return [
+        Row(
+            name="kafka latency",
+            unit="ms",
+            value=default.figure(0.99),
+            goal=GOAL,
+            samples=default.latencies_ms if settings.mode == "tiny" else (),
+            notes=notes,
+            extra=extra,
+        )
+    ]
