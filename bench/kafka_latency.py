@@ -19,7 +19,9 @@ events, committed). The first `WARMUP_S` of sends are not counted.
 The worker runs once per setting in `SETTINGS` (its command-line options; the first is the
 worker's defaults), side by side in one run on deployments of their own, so the commit interval
 that reaches the goal is reported next to the default's. The row's value is the default's p99;
-each setting's p50/p99/max are in the details.
+each setting's p50/p99/max are in the details, with ``produced_to_read_p50_ms``: from the meter
+lane producing the round's last contribution (its record's CreateTime) to the read, i.e. the
+meter lane's commit and the reader's fetch; the rest of the latency is the way to that produce.
 """
 
 from __future__ import annotations
@@ -87,19 +89,19 @@ class Clock:
     due: dict[Round, float] = field(default_factory=dict)
     seen: Counter[Round] = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
+    last_lane_ms: list[float] = field(default_factory=list)
     counted_from: float = 0.0
 
-    def read(self, event: ContributionRecorded, now: float) -> None:
-        """One contribution read; the round's latency once all of them were."""
+    def read(self, event: ContributionRecorded, now: float, produced_ago: float) -> None:
+        """One contribution read (``produced_ago``: seconds since the meter lane produced it,
+        by the record's CreateTime); the round's latency once all of them were."""
         where = (event.table_id, event.round_id)
         self.seen[where] += 1
         due = self.due.get(where)
-        if (
-            self.seen[where] == self.expected[where]
-            and due is not None
-            and due >= self.counted_from
-        ):
-            self.latencies_ms.append((now - due) * 1000)
+        if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
+            return
+        self.latencies_ms.append((now - due) * 1000)
+        self.last_lane_ms.append(produced_ago * 1000)
 
 
 class Pacer(threading.Thread):
@@ -161,7 +163,7 @@ def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer) -> None:
                 continue  # not a meter event
             event = decode(message.value() or b"")
             if isinstance(event, ContributionRecorded):
-                clock.read(event, now)
+                clock.read(event, now, time.time() - message.timestamp()[1] / 1000)
         if drain_until is None and pacer.done.is_set():
             drain_until = time.perf_counter() + DRAIN_S
         if pacer.done.is_set() and clock.seen == clock.expected:
@@ -198,6 +200,7 @@ class Measured:
     rounds_expected: int
     achieved: float
     cpu_s: float | None  # the worker's CPU time (user + system) while the input was paced
+    last_lane_ms: tuple[float, ...] = ()  # meter event produced -> read (its commit, the fetch)
 
     def figure(self, fraction: float) -> float:
         """A quantile of the latencies, in ms (NaN when none)."""
@@ -233,7 +236,8 @@ def measure(
         counted = sum(
             1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w]
         )
-        return Measured(name, tuple(clock.latencies_ms), counted, pacer.achieved, cpu)
+        lanes = tuple(clock.last_lane_ms)
+        return Measured(name, tuple(clock.latencies_ms), counted, pacer.achieved, cpu, lanes)
     finally:
         if process is not None:
             process.terminate()
@@ -265,6 +269,7 @@ def run_rows(settings: Settings) -> list[Row]:
         extra[f"{key}_p50_ms"] = run.figure(0.5)
         extra[f"{key}_p99_ms"] = run.figure(0.99)
         extra[f"{key}_max_ms"] = round(max(run.latencies_ms, default=float("nan")), 3)
+        extra[f"{key}_produced_to_read_p50_ms"] = round(percentile(run.last_lane_ms, 0.5), 3)
         if run.cpu_s is not None:  # steadier than latency on a shared machine
             extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / len(raws))
     default = runs[0]
