@@ -60,6 +60,7 @@ GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", a
 #: Worker options per contender: the defaults first, then shorter commit intervals.
 SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("defaults", ()),
+    ("commit-interval 0.2", ("--commit-interval", "0.2")),
     ("commit-interval 0.05", ("--commit-interval", "0.05")),
     ("commit-interval 0.02", ("--commit-interval", "0.02")),
     ("commit-interval 0.01", ("--commit-interval", "0.01")),

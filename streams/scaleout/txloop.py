@@ -48,6 +48,11 @@ from streams.scaleout.store import Lane, is_reserved, progress_key
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
+#: How long the loop waits for a batch's commit thread. librdkafka's transactional calls can
+#: block past their own timeout (seen after a broker restart: ``send_offsets_to_transaction``
+#: stuck for minutes, the worker frozen); a transaction not committed by then never will be (the
+#: coordinator aborts it after ``transaction.timeout.ms``, 10 s), so the worker rebuilds instead.
+COMMIT_WAIT_S = TXN_S
 
 
 class Fenced(StoreUnavailable):
@@ -171,7 +176,12 @@ class TxLoop:
         committing, self._committing = self._committing, None
         if committing is None:
             return
-        committing.join()
+        committing.join(COMMIT_WAIT_S)
+        if committing.is_alive():  # the stuck call owns the producer: no abort, rebuild
+            self.in_transaction = False
+            records = committing.batch.records
+            msg = f"commit still blocked after {COMMIT_WAIT_S:.0f}s; {records} record(s) aborted"
+            raise StoreUnavailable(msg)
         self.in_transaction = False
         if committing.error is not None:
             self.in_transaction = True  # the failed transaction is still to be aborted
@@ -243,7 +253,10 @@ class TxLoop:
         logged here and raised by the next `finish`."""
         committing = self._committing
         if committing is not None:
-            committing.join()
+            committing.join(COMMIT_WAIT_S)
+            if committing.is_alive():
+                LOG.warning("commit still blocked after %.0fs", COMMIT_WAIT_S)
+                return  # `finish` raises it
             if committing.error is not None:
                 LOG.warning("commit failed: %s", error_text(committing.error))
                 return  # `finish` raises it (and aborts)

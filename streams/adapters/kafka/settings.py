@@ -39,7 +39,7 @@ class WorkerSettings:
     metrics_host: str = "127.0.0.1"
     batch: int = 500
     session_timeout_s: float = 6.0
-    commit_interval_s: float = 0.2
+    commit_interval_s: float = 0.05
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--commit-interval",
         type=float,
-        default=0.2,
+        default=0.05,
         help="seconds a batch gathers records (unless --batch of them came sooner) before its "
         "transaction commits: each lane adds up to this much to an event's latency",
     )
