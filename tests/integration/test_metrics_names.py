@@ -18,14 +18,18 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from streams.adapters.kafka.read import read_values
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.redis.read_model import RedisReadModel
+from streams.scaleout.dump import read_events
 from streams.scaleout.ingest import ingest_file
 from tests.integration.services import require_kafka, require_redis
 from tests.integration.test_deploy_config import (
@@ -39,6 +43,7 @@ from tests.integration.test_deploy_config import (
 )
 from tests.integration.test_kafka_heartbeats import free_port
 from tests.integration.test_kafka_parity import (
+    BAD_LINES,
     CONFIG,
     REPO,
     deploy,
@@ -48,6 +53,7 @@ from tests.integration.test_kafka_parity import (
 )
 from tests.integration.test_kafka_parity import Worker as ParityWorker
 from tests.integration.test_kafka_signage import signs_show_the_fold
+from tests.streams.adapters.test_outward_schemas import cents, errors
 from tests.streams.http.support import auth, event, full_round, open_api
 
 #: Series families that cannot apply to the embedded engine, and why.
@@ -210,33 +216,60 @@ def wait_until(what: str, check: Callable[[], bool], logs: Callable[[], str]) ->
         time.sleep(0.5)
 
 
-@pytest.mark.integration
-def test_the_kafka_engine_exports_every_name_the_rules_and_dashboard_read(
-    tmp_path: Path,
-) -> None:
+@dataclass
+class KafkaFloor:
+    """What one run of the Kafka engine left: the two processes' series, the outward records."""
+
+    worker: dict[str, frozenset[str]]
+    projector: dict[str, frozenset[str]]
+    awards: list[dict[str, Any]]
+    dead_letters: list[dict[str, Any]]
+    signs: dict[str, dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def kafka_floor(tmp_path_factory: pytest.TempPathFactory) -> KafkaFloor:
+    """A worker and the signage projector (both with /metrics) over a simulated floor with the
+    door's refusals in it, scraped once the signs show the fold of the events topic."""
     bootstrap, url = require_kafka(), require_redis()
+    folder = tmp_path_factory.mktemp("kafka-floor")
     names = deploy(bootstrap, table_partitions=2)
-    events = simulate(tmp_path, rounds=6, seed=20261201)  # with the door's refusals in it
+    events = simulate(folder, rounds=6, seed=20261201)
     worker_port, projector_port = free_port(), free_port()
-    worker = MetricsWorker(bootstrap, names, tmp_path, worker_port)
+    worker = MetricsWorker(bootstrap, names, folder, worker_port)
     worker.start()
+    model = RedisReadModel(url, prefix=names.prefix)
     try:
-        with projector(bootstrap, names, url, tmp_path, projector_port) as logs:
+        with projector(bootstrap, names, url, folder, projector_port) as logs:
             # Caught up with the provisioned seeds: from here on it counts what it folds.
             wait_until("the projector caught up", lambda: "caught up with" in logs(), logs)
             ingest_file(bootstrap, names, events)
             wait_caught_up(worker, timeout=WAIT_S)
-            model = RedisReadModel(url, prefix=names.prefix)
             wait_until(
                 "the signs show the fold of the events topic",
                 lambda: signs_show_the_fold(bootstrap, names, model),
                 logs,
             )
-            model.close()
             worker_series = scraped(scrape(worker_port))
             projector_series = scraped(scrape(projector_port))
+        signs = model.read_all(sorted(read_events(bootstrap, names).meters))
     finally:
         worker.stop()
+        model.close()
+    return KafkaFloor(
+        worker_series,
+        projector_series,
+        [json.loads(v) for v in read_values(bootstrap, names.awards)],
+        [json.loads(v) for v in read_values(bootstrap, names.dead_letter)],
+        signs,
+    )
+
+
+@pytest.mark.integration
+def test_the_kafka_engine_exports_every_name_the_rules_and_dashboard_read(
+    kafka_floor: KafkaFloor, tmp_path: Path
+) -> None:
+    worker_series, projector_series = kafka_floor.worker, kafka_floor.projector
     # One process per name: a name both exported would be counted twice by sum().
     both = sorted(set(worker_series) & set(projector_series))
     assert not both, f"exported by the worker and the projector alike: {both}"
@@ -244,7 +277,7 @@ def test_the_kafka_engine_exports_every_name_the_rules_and_dashboard_read(
     gaps = missing(exported, KAFKA_NOT_APPLICABLE)
     assert not gaps, "the Kafka engine does not export:\n" + "\n".join(gaps)
     check_allow_list(exported, KAFKA_NOT_APPLICABLE)
-    embedded = scraped(embedded_exposition(tmp_path / "embedded"))
+    embedded = scraped(embedded_exposition(tmp_path))
     differ = sorted(
         f"{name}: kafka {sorted(exported[name])}, embedded {sorted(embedded[name])}"
         for name in used_names()
@@ -252,3 +285,19 @@ def test_the_kafka_engine_exports_every_name_the_rules_and_dashboard_read(
     )
     assert not differ, "labels differ between the engines:\n" + "\n".join(differ)
     assert exported["jackpot_rejections_total"] == frozenset({"reason_class"})
+
+
+@pytest.mark.integration
+def test_what_outside_readers_consume_matches_the_schemas(kafka_floor: KafkaFloor) -> None:
+    # Read back from the broker and Redis, not made in the test: one money spelling (dollar
+    # strings) on the awards topic and the signs, each record valid against schemas/.
+    assert kafka_floor.awards, "the run made no award"
+    for award in kafka_floor.awards:
+        assert not errors("award.v1.json", award), (award, errors("award.v1.json", award))
+        assert sum(cents(p["amount"]) for p in award["paid"]) == cents(award["amount"])
+    assert len(kafka_floor.dead_letters) >= len(BAD_LINES)
+    for letter in kafka_floor.dead_letters:
+        assert not errors("dead-letter.v1.json", letter), letter
+    assert kafka_floor.signs, "no meter on the signs"
+    for meter_id, fields in kafka_floor.signs.items():
+        assert not errors("signage-meter.v1.json", fields), (meter_id, fields)

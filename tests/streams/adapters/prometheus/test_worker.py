@@ -23,14 +23,7 @@ from tests.integration.test_deploy_config import (
     rules,
 )
 
-AWARD = {
-    "meter_id": "m1",
-    "table_id": "t1",
-    "round_id": "r1",
-    "wager": "progressive",
-    "hand": "royal_flush",
-    "cards": ("As", "Ks", "Qs", "Js", "Ts"),
-}
+ROYAL = ("As", "Ks", "Qs", "Js", "Ts")
 DEPLOY = Path(__file__).resolve().parents[4] / "deploy"
 _SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
 
@@ -74,11 +67,25 @@ def test_a_batch_is_counted_and_lag_is_read_at_scrape_time() -> None:
     lags = [("p.table-events", 0, 7), ("p.table-events", 3, 0)]
     metrics.lag.sources.append(lambda: lags)
     fixed = FixedAwarded(
-        **AWARD, seat=2, on="own", amount_cents=1_000_000, occurred_at="2026-11-29T12:00:00Z"
+        meter_id="m1",
+        table_id="t1",
+        round_id="r1",
+        wager="progressive",
+        hand="royal_flush",
+        cards=ROYAL,
+        seat=2,
+        on="own",
+        amount_cents=1_000_000,
+        occurred_at="2026-11-29T12:00:00Z",
     )
     award = event_output("p.awards", "t1", fixed, "e1#0")
     split = ProgressiveHit(  # a dealer-hand jackpot split between two players: two awards
-        **AWARD,
+        meter_id="m1",
+        table_id="t1",
+        round_id="r1",
+        wager="progressive",
+        hand="royal_flush",
+        cards=ROYAL,
         hit_id="h1",
         on="dealer",
         share="100%",
