@@ -1,0 +1,102 @@
+"""The broker's own CLI shipped with the scripts (issue 13, "For the operator"): kafka-topics,
+kafka-console-consumer and kafka-consumer-groups through ``scripts/kafka-tools.sh`` (and
+``scripts/kafka.sh``, which forwards to it), on the real broker.
+
+A fresh prefix gets its topics and ``LINES`` table events; a consumer group commits ``COMMITTED``
+of them. The tools must list every topic of the prefix, show the group's lag as
+``LINES - COMMITTED`` (what the test made, not what a tool said before), and print the first
+records as they were produced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from streams.adapters.kafka.topics import TopicNames
+from streams.scaleout.ingest import TableEventProducer
+from tests.integration.services import require_kafka
+from tests.integration.test_kafka_heartbeats import heartbeat
+from tests.integration.test_kafka_parity import REPO, deploy
+
+pytestmark = pytest.mark.integration
+
+LINES, COMMITTED = 30, 12
+TOOLS = REPO / "scripts" / "kafka-tools.sh"
+
+
+def tool(bootstrap: str, *args: str, script: str = "kafka-tools.sh") -> str:
+    """Run a tool; its stdout (a failure shows stderr)."""
+    run = subprocess.run(
+        [str(REPO / "scripts" / script), *args],
+        env={**os.environ, "KAFKA_BOOTSTRAP": bootstrap},
+        capture_output=True,
+        text=True,
+        timeout=900,  # the first call fetches the jars
+        check=False,
+    )
+    assert run.returncode == 0, f"{script} {' '.join(args)}:\n{run.stdout}\n{run.stderr}"
+    return run.stdout
+
+
+def produce(bootstrap: str, names: TopicNames) -> list[bytes]:
+    producer = TableEventProducer(bootstrap, names, client_id="tools-test")
+    lines = [heartbeat("tcp-1", n) for n in range(LINES)]
+    for line in lines:
+        producer.send(line)
+    producer.flush()
+    return lines
+
+
+def commit(bootstrap: str, group: str, topic: str, offset: int) -> None:
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "log_level": 0})
+    try:
+        consumer.commit(offsets=[TopicPartition(topic, 0, offset)], asynchronous=False)
+    finally:
+        consumer.close()
+
+
+def test_topics_lag_and_records_through_the_brokers_own_cli() -> None:
+    bootstrap = require_kafka()
+    names = deploy(bootstrap, table_partitions=1)
+    lines = produce(bootstrap, names)
+    group = f"{names.prefix}-probe"
+    commit(bootstrap, group, names.table_events, COMMITTED)
+
+    listed = set(tool(bootstrap, "topics", "--list").split())
+    ours = {t for t in listed if t.startswith(names.prefix)}
+    wanted = {names.table_events, names.meter_claims, names.events, names.awards}
+    wanted |= {names.dead_letter, names.liveness}
+    assert wanted <= ours, f"missing: {wanted - ours}"
+    # scripts/kafka.sh forwards the same verbs.
+    described = tool(bootstrap, "topics", "--describe", "--topic", names.events, script="kafka.sh")
+    assert f"Topic: {names.events}" in described
+
+    table = tool(bootstrap, "consumer-groups", "--describe", "--group", group)
+    row = next(line.split() for line in table.splitlines() if names.table_events in line)
+    header = next(line.split() for line in table.splitlines() if "LAG" in line.split())
+    cells = dict(zip(header, row, strict=False))
+    assert (cells["CURRENT-OFFSET"], cells["LOG-END-OFFSET"]) == (str(COMMITTED), str(LINES))
+    assert int(cells["LAG"]) == LINES - COMMITTED
+
+    printed = tool(
+        bootstrap,
+        "console-consumer",
+        *("--topic", names.table_events, "--from-beginning", "--max-messages", "3"),
+        *("--isolation-level", "read_committed", "--timeout-ms", "30000"),
+    )
+    records = [json.loads(line) for line in printed.splitlines() if line.startswith("{")]
+    assert records == [json.loads(line) for line in lines[:3]]
+
+
+def test_the_tools_are_the_brokers_release() -> None:
+    # Both poms name one release; kafka-tools.sh refuses to run when they differ.
+    version = re.compile(r"<kafka.version>(.+)</kafka.version>")
+    poms = [REPO / "deploy" / "kafka" / name for name in ("pom.xml", "tools-pom.xml")]
+    found = {version.findall(p.read_text(encoding="utf-8"))[0] for p in poms}
+    assert len(found) == 1, found
