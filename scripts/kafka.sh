@@ -3,6 +3,7 @@
 # broker+controller) on loopback, for tests and local runs.
 #
 # usage: scripts/kafka.sh fetch|start|stop|restart|status|logs [N]|kill|add-user NAME
+#        scripts/kafka.sh topics|console-consumer|consumer-groups ARGS (scripts/kafka-tools.sh)
 #
 #   fetch    resolve the broker jars from Maven Central (mvn, deploy/kafka/pom.xml) into
 #            .cache/kafka/<version>/libs; a no-op when the cache matches the pom

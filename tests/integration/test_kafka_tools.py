@@ -14,6 +14,7 @@ import json
 import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from confluent_kafka import Consumer, TopicPartition
@@ -23,6 +24,10 @@ from streams.scaleout.ingest import TableEventProducer
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_heartbeats import heartbeat
 from tests.integration.test_kafka_parity import REPO, deploy
+from tests.integration.test_kafka_sasl import (
+    SaslBroker,
+    broker,  # noqa: F401 (the SASL broker fixture)
+)
 
 pytestmark = pytest.mark.integration
 
@@ -30,16 +35,22 @@ LINES, COMMITTED = 30, 12
 TOOLS = REPO / "scripts" / "kafka-tools.sh"
 
 
-def tool(bootstrap: str, *args: str, script: str = "kafka-tools.sh") -> str:
-    """Run a tool; its stdout (a failure shows stderr)."""
-    run = subprocess.run(
+def run_tool(
+    bootstrap: str, *args: str, script: str = "kafka-tools.sh", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [str(REPO / "scripts" / script), *args],
-        env={**os.environ, "KAFKA_BOOTSTRAP": bootstrap},
+        env={**(os.environ if env is None else env), "KAFKA_BOOTSTRAP": bootstrap},
         capture_output=True,
         text=True,
         timeout=900,  # the first call fetches the jars
         check=False,
     )
+
+
+def tool(bootstrap: str, *args: str, script: str = "kafka-tools.sh") -> str:
+    """Run a tool; its stdout (a failure shows stderr)."""
+    run = run_tool(bootstrap, *args, script=script)
     assert run.returncode == 0, f"{script} {' '.join(args)}:\n{run.stdout}\n{run.stderr}"
     return run.stdout
 
@@ -100,3 +111,25 @@ def test_the_tools_are_the_brokers_release() -> None:
     poms = [REPO / "deploy" / "kafka" / name for name in ("pom.xml", "tools-pom.xml")]
     found = {version.findall(p.read_text(encoding="utf-8"))[0] for p in poms}
     assert len(found) == 1, found
+
+
+def test_on_a_sasl_broker_the_tools_log_in_and_leave_no_password_behind(
+    broker: SaslBroker,  # noqa: F811 (the fixture imported above)
+    tmp_path: Path,
+) -> None:
+    # The same KAFKA_SASL_* settings as every client; the password goes into a 0600 file that is
+    # removed afterwards (TMPDIR is watched), never onto a command line.
+    env = {**broker.client_env, "TMPDIR": str(tmp_path)}
+    listed = run_tool(broker.bootstrap, "topics", "--list", env=env)
+    assert listed.returncode == 0, listed.stderr
+    assert list(tmp_path.iterdir()) == []
+    wrong = tmp_path.parent / "wrong-password"
+    wrong.write_text("not-the-password\n", encoding="utf-8")
+    refused = run_tool(
+        broker.bootstrap,
+        *("topics", "--list"),
+        env={**env, "KAFKA_SASL_PASSWORD_FILE": str(wrong)},
+    )
+    assert refused.returncode != 0
+    assert "Authentication failed" in refused.stdout + refused.stderr
+    assert list(tmp_path.iterdir()) == []
