@@ -22,6 +22,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 
 from controller.config.floor import load_floor_config
 from controller.model.events import EnvyAwarded, Event, FixedAwarded, ProgressiveHit
+from controller.model.state import FloorState
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.memory import MemoryLog
 from streams.cli.simulate import sim_tables
@@ -76,6 +77,13 @@ class Capture:
 def floor_run() -> tuple[tuple[Event, ...], Capture]:
     """A simulated floor with forced jackpots through the embedded engine: its log and what its
     signage feed published."""
+    events, signs, _ = engine_run()
+    return events, signs
+
+
+@cache
+def engine_run() -> tuple[tuple[Event, ...], Capture, FloorState]:
+    """`floor_run`, with the engine's final state."""
     log, signs = MemoryLog(), Capture()
     engine = EmbeddedController(log, log)
     feed = SignageFeed(signs, lambda: engine.state, clock=lambda: AT)
@@ -89,7 +97,7 @@ def floor_run() -> tuple[tuple[Event, ...], Capture]:
     raws = list(simulator.events(3_000))
     for i in range(0, len(raws), 20):
         engine.submit(raws[i : i + 20])
-    return tuple(decode(record.payload) for record in log.read()), signs
+    return tuple(decode(record.payload) for record in log.read()), signs, engine.state
 
 
 def awards() -> list[ProgressiveHit | FixedAwarded | EnvyAwarded]:
