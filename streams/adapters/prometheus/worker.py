@@ -17,7 +17,11 @@ metric                                      type       labels
 ``jackpot_consumer_lag``                    gauge      topic, partition: records after the
                                                        stored progress (at scrape time)
 ``jackpot_last_event_timestamp_seconds``    gauge      when the worker last processed an input
-                                                       (table event or claim; start time before)
+                                                       (table event, heartbeat or claim; start
+                                                       time before): the embedded engine's is the
+                                                       last accepted table event (heartbeats are
+                                                       not logged there), so a floor sending only
+                                                       heartbeats looks stalled there, not here
 ``jackpot_inputs_total``                    counter    processor, outcome (accepted, rejected,
                                                        duplicate, redelivered, applied, seeded,
                                                        dead_letter)
