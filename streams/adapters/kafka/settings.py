@@ -43,6 +43,7 @@ class WorkerSettings:
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
+    mystery_key: Path | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +80,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "in one slot",
     )
     parser.add_argument("--loglevel", default="info", help="log level (info shows rebalances)")
+    parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        default=Path(env) if (env := os.environ.get("JACKPOT_MYSTERY_KEY_FILE")) else None,
+        help="the file sealing mystery levels' triggers (64 hex digits, created 0600 if absent; "
+        "default JACKPOT_MYSTERY_KEY_FILE): needed by a floor with a mystery level, the same file "
+        "for every worker of the prefix, kept apart from the broker",
+    )
     add_security_arguments(parser)
 
 
@@ -101,4 +110,5 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         loglevel=args.loglevel,
         transactional_id=args.transactional_id,
         security=security,
+        mystery_key=args.mystery_key,
     )
