@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any
 
-from controller.config.floor import load_floor_config
+from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, RuleViolation, StoreUnavailable
 from streams.adapters.kafka.security import activate, check_access
 from streams.adapters.kafka.settings import (
@@ -76,21 +76,30 @@ def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
         "meter",
         names.meter_claims,
         names.changelog("meters"),
-        MeterProcessor(config, names, _mystery_key(settings)).process,
+        MeterProcessor(config, names, _mystery_key(settings, config)).process,
         meter_record_to_bytes,
         meter_record_from_bytes,
     )
     return [round_lane, meter_lane]
 
 
-def _mystery_key(settings: WorkerSettings) -> bytes | None:
-    """The mystery sealing key (`streams.scaleout.mystery`), if a file is named."""
-    if settings.mystery_key is None:
+def _mystery_key(settings: WorkerSettings, config: FloorConfig) -> bytes | None:
+    """The mystery sealing key (`streams.scaleout.mystery`): ``--mystery-key`` (or
+    ``JACKPOT_MYSTERY_KEY_FILE``), else, for a floor with a mystery level, ``mystery.key`` in the
+    worker's data directory (created 0600 on first use, like `jackpot serve`'s ``<db>.mystery-key``;
+    workers on several hosts must name one shared file instead)."""
+    path = settings.mystery_key
+    if path is None and any(d.mystery for d in config.meters.values()):
+        path = settings.data_dir / "mystery.key"
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if path is None:
         return None
     try:
-        return load_key(settings.mystery_key)
+        key = load_key(path)
     except (RuleViolation, OSError) as exc:
         raise SystemExit(f"jackpot kafka worker: {exc}") from exc
+    LOG.info("mystery levels sealed with the key in %s", path)
+    return key
 
 
 class Worker:
