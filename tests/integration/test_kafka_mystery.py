@@ -18,6 +18,8 @@ table events cannot know it (the reference never arms without the edge's draw). 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ import pytest
 
 from controller.config.floor import load_floor_config
 from controller.model.events import MysteryArmed, MysteryRevealed, ProgressiveHit
-from controller.mystery import MYSTERY_SHARE, MysteryAudit, audit
+from controller.mystery import MYSTERY_SHARE, MysteryAudit
 from streams.adapters.kafka.read import read_topic
 from streams.adapters.kafka.topics import TopicNames
 from streams.cli.replay import replay_file
@@ -33,6 +35,7 @@ from streams.codec import decode
 from streams.embedded.mystery import load_key, unseal
 from streams.scaleout.dump import Fold, award_sort_key, fold_document, read_events
 from streams.scaleout.ingest import ingest_file
+from streams.scaleout.mystery_audit import audit_topic
 from streams.scaleout.reconcile import log_of
 from tests.integration.services import require_kafka
 from tests.integration.test_kafka_parity import (
@@ -50,10 +53,33 @@ CONFIG = REPO / "examples" / "pa-three-card-poker-demo.toml"  # the floor `make 
 MYSTERY = "tcp-mystery"
 
 
-def mystery_audit(bootstrap: str, names: TopicNames) -> MysteryAudit:
-    """`controller.mystery.audit` over the events topic laid out as one log (read_committed)."""
-    log = log_of(read_topic(bootstrap, names.events))
-    return audit(decode(record.payload) for record in log.read())
+def cli_audit(bootstrap: str, names: TopicNames) -> MysteryAudit:
+    """``jackpot mystery-audit --kafka-prefix`` as a user runs it, read back as JSON, and the
+    audit it prints (`streams.scaleout.mystery_audit.audit_topic`)."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "streams.cli",
+            "mystery-audit",
+            "--kafka-prefix",
+            names.prefix,
+            "--bootstrap",
+            bootstrap,
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        check=False,
+        cwd=REPO,
+        text=True,
+    )
+    report = audit_topic(bootstrap, names)
+    assert out.returncode == (0 if report.ok else 1), out.stderr
+    assert json.loads(out.stdout)["pending"] == [
+        {"meter_id": m, "commitment": c} for m, c in report.pending
+    ]
+    return report
 
 
 def check_mystery(bootstrap: str, names: TopicNames, fold: Fold, events: Path) -> MysteryAudit:
@@ -61,7 +87,7 @@ def check_mystery(bootstrap: str, names: TopicNames, fold: Fold, events: Path) -
     floor = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
     progressive = floor.meters[MYSTERY].progressive
     low, high = progressive.reset_cents, progressive.must_hit_by_cents
-    report = mystery_audit(bootstrap, names)
+    report = cli_audit(bootstrap, names)
     assert report.ok, [r.problems for r in report.reveals if r.problems]
     hits = [a for a in fold.awards if isinstance(a, ProgressiveHit) and a.meter_id == MYSTERY]
     assert len(hits) == len(report.reveals) >= 5
@@ -97,7 +123,7 @@ def no_topic_shows(bootstrap: str, names: TopicNames, secret: str) -> None:
 
 def armed_now(bootstrap: str, names: TopicNames, key: bytes) -> tuple[str, str]:
     """(commitment, salt) of the level's pending arming, unsealed with the key as a worker does."""
-    report = mystery_audit(bootstrap, names)
+    report = audit_topic(bootstrap, names)
     [(meter, commitment)] = report.pending
     assert meter == MYSTERY
     log = [decode(r.payload) for r in log_of(read_topic(bootstrap, names.events)).read()]
@@ -130,7 +156,7 @@ def test_a_mystery_level_hits_in_range_reveals_its_commitments_and_survives_a_si
     try:
         sent = feed(bootstrap, names, tmp_path, lines, start=0, end=len(lines) // 2)
         wait_caught_up(worker, timeout=180)
-        while not mystery_audit(bootstrap, names).pending:  # a hit waits for the next event
+        while not audit_topic(bootstrap, names).pending:  # a hit waits for the next event
             assert sent < len(lines), "the level was never left armed at a quiet moment"
             sent = feed(bootstrap, names, tmp_path, lines, start=sent, end=sent + 10)
             wait_caught_up(worker, timeout=180)
