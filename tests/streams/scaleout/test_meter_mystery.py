@@ -28,6 +28,7 @@ from streams.scaleout.meters import (
 )
 from streams.scaleout.records import SourcePos, claim_op, op_to_bytes, seed_op
 from tests.controller.test_mystery import MYSTERY
+from tests.streams.adapters.test_outward_schemas import errors
 
 NAMES = TopicNames(prefix="t")
 CONFIG = load_floor_config(MYSTERY, "floor.toml")
@@ -59,6 +60,7 @@ class Lane:
     def __init__(self, processor: MeterProcessor, record: MeterRecord | None = None) -> None:
         self.processor, self.record, self.offset = processor, record, 0
         self.events: list[dict[str, Any]] = []
+        self.awards: list[dict[str, Any]] = []
 
     def feed(self, raw: bytes) -> str:
         self.offset += 1
@@ -66,6 +68,7 @@ class Lane:
         done = self.processor.process(self.record, METER, raw, pos)
         self.record = done.record or self.record
         self.events += [json.loads(o.value) for o in done.outputs if o.topic == NAMES.events]
+        self.awards += [json.loads(o.value) for o in done.outputs if o.topic == NAMES.awards]
         return done.outcome
 
     def of(self, kind: str) -> list[dict[str, Any]]:
@@ -102,6 +105,9 @@ def test_every_hit_is_the_trigger_in_range_and_reveals_its_commitment() -> None:
         assert 10_000 <= hit["amount_cents"] == reveal["trigger_cents"] < 11_000
         assert hit["meter_before_sub"] >= hit["amount_cents"] * 1_000_000
     assert len({a["commitment"] for a in armings}) == len(armings)
+    # The awards topic's record of each hit is the outward contract (schemas/award.v1.json).
+    assert len(lane.awards) == len(hits)
+    assert all(errors("award.v1.json", award) == [] for award in lane.awards)
     assert lane.record is not None
     meter = lane.record.meter
     assert meter.explained_sub() == meter.held_sub()
