@@ -29,7 +29,8 @@ def test_a_mystery_floor_gets_a_0600_key_in_the_data_dir_and_keeps_it(tmp_path: 
     config = load_floor_config(MYSTERY, "floor.toml")
     first = _mystery_key(settings(tmp_path), config)
     path = tmp_path / "data" / "floor1" / "mystery.key"
-    assert first is not None and len(first) == 32
+    assert first is not None
+    assert len(first) == 32
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert _mystery_key(settings(tmp_path), config) == first  # a restart seals with the same key
 
