@@ -13,8 +13,8 @@ Afterwards, read ``read_committed`` as every downstream reader does: meters, awa
 rejections equal the replay to the cent; every input line accepted exactly once or refused; no
 record twice on the events topic (so nothing of a zombie's shows). The events topic read
 ``read_uncommitted`` is counted too: what it holds beyond the committed records was written by a
-zombie and aborted (reported; a stop between two transactions leaves nothing to abort). The issue's reproduction lost $115,132 of awards this way on the faust
-worker. ~2.5 minutes.
+zombie and aborted (reported; a stop between two transactions leaves nothing to abort). The
+issue's reproduction lost $115,132 of awards this way on the faust worker. ~2.5 minutes.
 """
 
 from __future__ import annotations
