@@ -60,13 +60,17 @@ class Aggregator:
             return "ignored"
         try:
             fact = fact_of(decode(value))
+            keys = () if fact is None else window_keys(fact, partition, self.spec)
         except (RuleViolation, ValueError, KeyError, TypeError, AttributeError) as exc:
             logger.warning("readside: record %d:%d does not decode: %s", partition, offset, exc)
+            return "unreadable"
+        except OverflowError as exc:  # a gaming day past the calendar's end (year 9999)
+            logger.warning("readside: record %d:%d has no gaming day: %s", partition, offset, exc)
             return "unreadable"
         if fact is None:
             return "ignored"
         outcome: Outcome = "redelivered"
-        for key in window_keys(fact, partition, self.spec):
+        for key in keys:
             text = key.text()
             tally = Tally.from_json(self.store.get(text))
             after = apply(tally, fact, offset)

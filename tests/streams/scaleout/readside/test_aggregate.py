@@ -184,6 +184,10 @@ def test_uncounted_and_unreadable_records_change_nothing() -> None:
     assert aggregator.take(None, 0, 2) == "ignored"
     assert aggregator.take(b'{"type":"contribution_recorded","x":1}', 0, 3) == "unreadable"
     assert aggregator.take(b"\xff contribution_recorded", 0, 4) == "ignored"
+    at_the_end = encode(r.contribution("tcp-1", 0, 1, 1, 1)).replace(
+        b"2026-11-29T11:00:00Z", b"9999-12-31T23:00:00Z"
+    )  # its gaming day would end after the calendar's last date: refused, no crash
+    assert aggregator.take(at_the_end, 0, 5) == "unreadable"
     assert store == {}
 
 
