@@ -127,9 +127,12 @@ def alerts_for(
     watermark: datetime,
     band: Band,
     done: frozenset[tuple[str, str]] = frozenset(),
+    since: str = "",
 ) -> tuple[list[Alert], list[tuple[str, str]]]:
-    """The alerts of every closed hour not in ``done``, and the hours checked (to add to it)."""
-    checked = [key for key in closed_hours(hourly, watermark, band) if key not in done]
+    """The alerts of every closed hour from ``since`` on (``hourly`` holds the ``history``
+    hours before each) not in ``done``, and the hours checked (to add to it)."""
+    closed = closed_hours(hourly, watermark, band)
+    checked = [key for key in closed if key[1] >= since and key not in done]
     found = []
     for table_id, hour in checked:
         start = parse_at(hour)

@@ -141,12 +141,17 @@ def build(settings: ReadSideSettings, datadir: str | None = None) -> ReadSide:
             message = event.message
             outcome = aggregator.take(message.value, message.partition, message.offset)
             records.labels(outcome).inc()
+            if outcome == "applied" and surveillance.due(aggregator):
+                await review_now()  # an hour closed: checked now, even while catching up
 
-    @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
-    async def review() -> None:
+    async def review_now() -> None:
         for alert in surveillance.review(aggregator):
             await _raise(alerts, alert)
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
+
+    @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
+    async def review() -> None:
+        await review_now()  # the metrics, and hours that close while partitions are idle
 
     _ = (aggregate, review)
     return ReadSide(app, aggregator, surveillance, metrics)

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Literal
 
 from controller.model.errors import RuleViolation
@@ -19,12 +19,15 @@ from controller.reconciliation.period import gaming_day
 from streams.adapters.prometheus.readside import ReadSideSnapshot, WindowRow
 from streams.codec import decode
 from streams.scaleout.readside.aggregate import (
+    EMPTY,
+    HOUR,
     DaySpec,
     Tally,
     WindowKey,
     WindowKind,
     apply,
     fact_of,
+    iso,
     parse_at,
     totals,
     window_keys,
@@ -53,6 +56,10 @@ class Aggregator:
     spec: DaySpec = field(default_factory=DaySpec)
     #: per source partition: the newest event time read, and when (monotonic seconds)
     seen: dict[int, tuple[datetime, float]] = field(default_factory=dict)
+    #: the store's keys by (kind, start), so a review reads only recent windows; rebuilt by a
+    #: scan whenever the store holds keys it does not know (restored or assigned partitions)
+    index: dict[tuple[str, str], set[str]] = field(default_factory=dict)
+    indexed: int = 0
 
     def take(self, value: bytes | None, partition: int, offset: int) -> Outcome:
         """Apply the record at (``partition``, ``offset``); what happened to it."""
@@ -75,6 +82,8 @@ class Aggregator:
             tally = Tally.from_json(self.store.get(text))
             after = apply(tally, fact, offset)
             if after is not tally:
+                if tally is EMPTY and text not in self.store:
+                    self._index(text, key.kind, key.start)
                 self.store[text] = after.to_json()
                 outcome = "applied"
         newest = self.seen.get(partition)
@@ -82,9 +91,42 @@ class Aggregator:
         self.seen[partition] = (at, time.monotonic())
         return outcome
 
-    def stored(self) -> list[tuple[WindowKey, Tally]]:
-        """Every stored window (a restart finds them in the store restored from its changelog)."""
-        return [(WindowKey.parse(k), Tally.from_json(v)) for k, v in list(self.store.items())]
+    def stored(self, since: datetime | None = None) -> list[tuple[WindowKey, Tally]]:
+        """The stored windows (a restart finds them restored from the changelog): all, or the
+        hours from ``since`` on and the gaming days from the one before ``since``'s. Keys are
+        compared as text first: only the recent ones are parsed (a store holds every window)."""
+        if len(self.store) != self.indexed:
+            self._rescan()
+        if since is None:
+            keys = [k for group in self.index.values() for k in group]
+        else:
+            day = (self.spec.day_of(since) - timedelta(days=1)).isoformat()
+            bounds = {"h": iso(since), "d": day}
+            keys = [
+                k
+                for (kind, start), group in self.index.items()
+                if start >= bounds.get(kind, "~")
+                for k in group
+            ]
+        found = [(k, self.store.get(k)) for k in keys]
+        return [(WindowKey.parse(k), Tally.from_json(v)) for k, v in found if v is not None]
+
+    def newest_hour(self) -> datetime | None:
+        """The latest hour any stored window starts."""
+        if len(self.store) != self.indexed:
+            self._rescan()
+        starts = [start for kind, start in self.index if kind == "h"]
+        return parse_at(max(starts)) if starts else None
+
+    def _index(self, text: str, kind: str, start: str) -> None:
+        self.index.setdefault((kind, start), set()).add(text)
+        self.indexed += 1
+
+    def _rescan(self) -> None:
+        self.index, self.indexed = {}, 0
+        for text in list(self.store):
+            _table, kind, start, _partition = text.rsplit("|", 3)
+            self._index(text, kind, start)
 
 
 @dataclass
@@ -95,17 +137,45 @@ class Surveillance:
     checked: set[tuple[str, str]] = field(default_factory=set)
     alerting: dict[str, str] = field(default_factory=dict)  # table -> reason of its last hour
     snapshot: ReadSideSnapshot = field(default_factory=ReadSideSnapshot)
+    restored: datetime | None = None  # the newest stored hour, until records are read
+    closing: str = ""  # the hour the floor watermark (less the grace) was in at the last call
+
+    def due(self, aggregator: Aggregator, idle_s: float = 60.0) -> bool:
+        """Whether the floor's event time entered another hour since the last call: the agent
+        reviews then, so an hour is checked as it closes even while the read side catches up
+        hours in seconds (the timer's reviews alone would jump past them)."""
+        watermark = floor_watermark(aggregator.seen, time.monotonic(), idle_s)
+        if watermark is None:
+            return False
+        hour = iso(aggregator.spec.hour_of(watermark - self.band.grace))
+        if hour == self.closing:
+            return False
+        self.closing = hour
+        return True
 
     def review(self, aggregator: Aggregator, idle_s: float = 60.0) -> list[Alert]:
         """Refresh the snapshot from the store; the alerts of hours that closed since (none
         before this process has read records: it cannot tell which hours all partitions
-        passed, and the hours before were reviewed by its predecessor)."""
-        windows = totals(aggregator.stored())
-        hourly = {(t, start): tally for (t, kind, start), tally in windows.items() if kind == "h"}
+        passed, and the hours before were reviewed by its predecessor).
+
+        Only the windows the alert can still need are read: the hours from ``history + 2``
+        before the watermark (the grace too), and the gaming days from the day before; hours
+        are checked from ``history`` hours after the first read, so each has its trailing
+        hours. The agent reviews each time an hour closes (`due`), so none is skipped."""
         watermark = floor_watermark(aggregator.seen, time.monotonic(), idle_s)
+        if watermark is None and self.restored is None:
+            self.restored = aggregator.newest_hour()
+        reference = watermark or self.restored
+        margin = self.band.grace + HOUR * (self.band.history + 2)
+        since = None if reference is None else aggregator.spec.hour_of(reference - margin)
+        windows = totals(aggregator.stored(since))
+        hourly = {(t, start): tally for (t, kind, start), tally in windows.items() if kind == "h"}
         found: list[Alert] = []
-        if watermark is not None:
-            found, checked = alerts_for(hourly, watermark, self.band, frozenset(self.checked))
+        if watermark is not None and since is not None:
+            oldest = iso(since)
+            self.checked = {key for key in self.checked if key[1] >= oldest}
+            done, first = frozenset(self.checked), iso(since + HOUR * self.band.history)
+            found, checked = alerts_for(hourly, watermark, self.band, done, first)
             for table_id, _hour in checked:
                 self.alerting.pop(table_id, None)
             self.checked.update(checked)

@@ -230,3 +230,24 @@ def test_tallies_merge_by_integer_sums_and_a_stored_tally_round_trips() -> None:
     assert Tally.from_json(one.to_json()) == one
     assert Tally.from_json(None) == Tally()
     assert fact.at == datetime(2026, 11, 29, 11, 0, tzinfo=UTC)
+
+
+def test_recent_windows_are_read_from_the_index_also_after_a_restore() -> None:
+    first: dict[str, dict[str, int]] = {}
+    aggregator = Aggregator(first)
+    for minutes in (0, 60 * 5, 60 * 30):  # 11:00, 16:00 and the next day's 17:00
+        aggregator.take(encode(r.contribution("tcp-1", minutes, 100, 10, 1)), 0, minutes + 1)
+    restored = Aggregator(dict(first))  # a new process: the store restored, nothing taken yet
+    for store in (aggregator, restored):
+        since = datetime(2026, 11, 29, 16, tzinfo=UTC)
+        got = sorted((k.kind, k.start) for k, _t in store.stored(since))
+        assert got == [
+            ("d", "2026-11-29"),  # the day before since's is kept (a day spans two dates)
+            ("d", "2026-11-30"),
+            ("h", "2026-11-29T16:00:00Z"),
+            ("h", "2026-11-30T17:00:00Z"),
+        ]
+        assert len(store.stored()) == 5
+    assert restored.newest_hour() == datetime(2026, 11, 30, 17, tzinfo=UTC)
+    restored.take(encode(r.contribution("tcp-2", 60 * 31, 100, 10, 1)), 1, 1)
+    assert ("h", "2026-11-30T18:00:00Z") in {(k.kind, k.start) for k, _t in restored.stored()}
