@@ -9,7 +9,8 @@ Subject: ``jackpot kafka readside`` as a child process (faust-streaming 0.15 on 
 ``read_committed``): per record the agent decodes the counted ones, applies them to the hour and
 gaming-day tallies (a faust Table, so each applied record also writes its two changelog records).
 Reference: a plain confluent-kafka consumer (``read_committed``, batches of 2,000) running the
-same step (`streams.scaleout.readside.fold.Aggregator`) on a dict, with no changelog.
+same step (`streams.scaleout.readside.fold.Aggregator`, and a `Surveillance` review whenever an
+hour closes, as the agent does) on a dict, with no changelog.
 
 Both are timed in steady state, from the first record taken to the last (the process start, the
 group join and faust's table recovery are left out: `startup_s` in the details), sampled from the
@@ -39,7 +40,7 @@ from bench.kafka_signage import engine_records
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
-from streams.scaleout.readside.fold import Aggregator
+from streams.scaleout.readside.fold import Aggregator, Surveillance
 
 GOAL = Goal(text="reported (the read side is not on the money path)")
 EVENTS: dict[Mode, int] = {"tiny": 300, "quick": 5_000, "default": 20_000, "full": 100_000}
@@ -108,7 +109,7 @@ class ReadSideRun:
                 "log_level": 3,
             }
         )
-        aggregator = Aggregator({})
+        aggregator, surveillance = Aggregator({}), Surveillance()
         consumer.subscribe([self.names.events])
         try:
             count, first, first_count, deadline = 0, 0.0, 0, time.perf_counter() + TIMEOUT_S
@@ -117,7 +118,9 @@ class ReadSideRun:
                     if message.error() is None:
                         if aggregate:
                             where = (message.partition() or 0, message.offset() or 0)
-                            aggregator.take(message.value(), *where)
+                            outcome = aggregator.take(message.value(), *where)
+                            if outcome == "applied" and surveillance.due(aggregator):
+                                surveillance.review(aggregator)  # as the agent does
                         count += 1
                 if count and not first:
                     first, first_count = time.perf_counter(), count

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from controller.model.errors import RuleViolation
@@ -35,6 +35,7 @@ from streams.scaleout.readside.aggregate import (
 from streams.scaleout.readside.alerts import Alert, Band, alerts_for, floor_watermark
 
 logger = logging.getLogger(__name__)
+NEVER = datetime.max.replace(tzinfo=UTC)
 Outcome = Literal["applied", "redelivered", "ignored", "unreadable"]
 Store = MutableMapping[str, dict[str, int]]
 #: Record types (the JSON ``"type"``) that can carry a fact: anything else is not decoded.
@@ -138,19 +139,21 @@ class Surveillance:
     alerting: dict[str, str] = field(default_factory=dict)  # table -> reason of its last hour
     snapshot: ReadSideSnapshot = field(default_factory=ReadSideSnapshot)
     restored: datetime | None = None  # the newest stored hour, until records are read
-    closing: str = ""  # the hour the floor watermark (less the grace) was in at the last call
+    #: the hour the floor watermark (less the grace) was in at the last call: [start, end)
+    closing: tuple[datetime, datetime] = (
+        datetime.max.replace(tzinfo=UTC),
+        datetime.min.replace(tzinfo=UTC),
+    )
 
     def due(self, aggregator: Aggregator, idle_s: float = 60.0) -> bool:
         """Whether the floor's event time entered another hour since the last call: the agent
         reviews then, so an hour is checked as it closes even while the read side catches up
         hours in seconds (the timer's reviews alone would jump past them)."""
         watermark = floor_watermark(aggregator.seen, time.monotonic(), idle_s)
-        if watermark is None:
+        if watermark is None or self.closing[0] <= watermark - self.band.grace < self.closing[1]:
             return False
-        hour = iso(aggregator.spec.hour_of(watermark - self.band.grace))
-        if hour == self.closing:
-            return False
-        self.closing = hour
+        start = aggregator.spec.hour_of(watermark - self.band.grace)
+        self.closing = (start, start + HOUR)
         return True
 
     def review(self, aggregator: Aggregator, idle_s: float = 60.0) -> list[Alert]:

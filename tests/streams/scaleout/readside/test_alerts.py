@@ -124,3 +124,17 @@ def encode_contribution(minutes: int) -> bytes:
     from streams.codec import encode  # noqa: PLC0415
 
     return encode(r.contribution("tcp-1", minutes, 100, 5_000, 500))
+
+
+def test_a_review_is_due_each_time_the_floor_enters_another_hour() -> None:
+    aggregator, surveillance = Aggregator({}), Surveillance(band=BAND)
+    assert not surveillance.due(aggregator)  # nothing read: no event time
+    aggregator.take(encode_contribution(10), 0, 1)  # 11:10, less the 5 min grace: 11:05
+    assert surveillance.due(aggregator)
+    aggregator.take(encode_contribution(64), 0, 2)  # 12:04 - grace: still the 11:00 hour
+    assert not surveillance.due(aggregator)
+    aggregator.take(encode_contribution(65), 0, 3)  # 12:05 - grace: 12:00, 11:00 has closed
+    assert surveillance.due(aggregator)
+    assert not surveillance.due(aggregator)
+    aggregator.take(encode_contribution(3 * 60), 0, 4)  # hours later, in one step
+    assert surveillance.due(aggregator)
