@@ -75,8 +75,14 @@ class ReadSide:
         match = re.search(pattern, text, re.MULTILINE)
         return float(match.group(1)) if match else 0.0
 
+    def ready(self) -> bool:
+        """Whether faust logged that it joined, took partitions and restored them."""
+        log = self.folder / f"readside-{self.starts}.log"
+        return "Worker ready" in log.read_text(errors="replace")
+
     def logs(self) -> str:
-        return "\n".join(p.read_text()[-3000:] for p in sorted(self.folder.glob("readside-*")))
+        """This process's log (the last 3,000 characters)."""
+        return (self.folder / f"readside-{self.starts}.log").read_text(errors="replace")[-3000:]
 
 
 def _free_port() -> int:
@@ -232,3 +238,43 @@ def test_a_prefix_without_topics_is_one_line_and_exit_2() -> None:
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1
     assert "no-such-floor-xyz.events does not exist" in result.stderr
+
+
+def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
+    tmp_path: Path,
+) -> None:
+    """Partitions move between read-side processes mid-stream (faust rebalances, each restores
+    the moved partitions' windows from the changelog): still every record counted once."""
+    bootstrap = require_kafka()
+    events = simulate(tmp_path, rounds=30, seed=2626)
+    names = deploy(bootstrap, table_partitions=3)
+    ingest_file(bootstrap, names, events)
+    worker = Worker(bootstrap, names, tmp_path)
+    first, second = ReadSide(bootstrap, names, tmp_path), ReadSide(bootstrap, names, tmp_path)
+    second.starts = 10  # its own log files
+    worker.start()
+    first.start()
+    try:
+        deadline = time.monotonic() + 120
+        while first.metric("jackpot_readside_records_total", '{outcome="applied"}') < 300:
+            assert time.monotonic() < deadline, first.logs()
+            time.sleep(0.2)
+        second.start()
+        while not second.ready():  # joined, took partitions, restored them
+            assert time.monotonic() < deadline + 60, second.logs()
+            time.sleep(0.2)
+        assert first.process is not None
+        first.process.send_signal(signal.SIGTERM)  # leaves: the second takes every partition
+        assert first.process.wait(timeout=10) == 0, first.logs()
+        wait_caught_up(worker, timeout=240)
+    finally:
+        worker.stop()
+    try:
+        expected, ends = expected_sums(bootstrap, names)
+        wait_committed(bootstrap, f"{names.prefix}-readside", names.events, ends, timeout=120)
+        assert stored_sums(bootstrap, f"{names.prefix}-readside") == expected
+    finally:
+        for side in (first, second):
+            if side.process is not None and side.process.poll() is None:
+                side.process.send_signal(signal.SIGTERM)
+                side.process.wait(timeout=30)
