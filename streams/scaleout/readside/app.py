@@ -99,16 +99,16 @@ class ReadSide:
     metrics: ReadSideMetrics
 
 
-def build(settings: ReadSideSettings, datadir: str | None = None) -> ReadSide:
+def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     """The faust app with its table, agent and timer (created inside the loop that runs it).
     Its tables live in memory (restored from the changelog at start): ``datadir`` holds only
-    faust's own files, in a temporary directory unless given."""
+    faust's own files."""
     app = ReadSideApp(
         settings.app_id,
         broker=f"kafka://{settings.bootstrap}",
         broker_credentials=active().faust_credentials(),
         store="memory://",
-        datadir=datadir or tempfile.mkdtemp(prefix="jackpot-readside-"),
+        datadir=datadir,
         web_enabled=False,
         key_serializer="json",  # the table's keys and values; the topics here are raw
         value_serializer="json",
@@ -172,20 +172,22 @@ async def _raise(topic: Any, alert: Alert) -> None:
     )
 
 
-def run(settings: ReadSideSettings, datadir: str | None = None) -> int:
+def run(settings: ReadSideSettings) -> int:
     """Run until SIGTERM or SIGINT (mode's worker handles both: it stops the agent, flushes the
-    changelog and commits, then returns); the exit code."""
+    changelog and commits, then returns); the exit code. faust's data directory is a temporary
+    one, removed at the end (the tables live in memory and in their changelog)."""
     alerts = settings.alerts_topic
     provision(settings.bootstrap, [TopicSpec(alerts, 1, {"retention.ms": THIRTY_DAYS_MS})])
-    loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
-    asyncio.set_event_loop(loop)
-    side = build(settings, datadir)
-    if settings.metrics_port:
-        side.metrics.serve(settings.metrics_port, settings.metrics_host)
-    logger.info("readside: %s -> %s", TopicNames(settings.prefix).events, settings.app_id)
-    worker = faust.Worker(side.app, loop=loop, loglevel="info", quiet=True)
-    try:
-        worker.execute_from_commandline()
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
+    with tempfile.TemporaryDirectory(prefix="jackpot-readside-") as datadir:
+        loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
+        asyncio.set_event_loop(loop)
+        side = build(settings, datadir)
+        if settings.metrics_port:
+            side.metrics.serve(settings.metrics_port, settings.metrics_host)
+        logger.info("readside: %s -> %s", TopicNames(settings.prefix).events, settings.app_id)
+        worker = faust.Worker(side.app, loop=loop, loglevel="info", quiet=True)
+        try:
+            worker.execute_from_commandline()
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 1
     return 0  # pragma: no cover - execute_from_commandline always raises SystemExit
