@@ -3,6 +3,7 @@
 # broker+controller) on loopback, for tests and local runs.
 #
 # usage: scripts/kafka.sh fetch|start|stop|restart|status|logs [N]|kill|add-user NAME
+#        scripts/kafka.sh topics|console-consumer|consumer-groups ARGS (scripts/kafka-tools.sh)
 #
 #   fetch    resolve the broker jars from Maven Central (mvn, deploy/kafka/pom.xml) into
 #            .cache/kafka/<version>/libs; a no-op when the cache matches the pom
@@ -16,6 +17,8 @@
 #   add-user SASL only: add (or re-password) SCRAM user NAME on the running broker, as the admin
 #            user; the password is read from stdin (scripts/kafka_user.py). The user may do
 #            nothing until granted a role: `jackpot kafka grant` (docs/kafka.md, Security)
+#   topics|console-consumer|consumer-groups ARGS
+#            the broker's own CLI (kafka-topics, ...) of the same release: scripts/kafka-tools.sh
 #
 # env: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_RUN_DIR (REPO/var/kafka),
 #      KAFKA_START_TIMEOUT (60), KAFKA_STOP_TIMEOUT (30), KAFKA_HEAP_OPTS (-Xms256m -Xmx512m),
@@ -612,7 +615,7 @@ with_lock() {
 }
 
 usage() {
-    echo "usage: $0 fetch|start|stop|restart|status|logs [N]|kill|add-user NAME" >&2
+    echo "usage: $0 fetch|start|stop|restart|status|logs [N]|kill|add-user NAME|topics|console-consumer|consumer-groups ..." >&2
     exit 2
 }
 
@@ -629,6 +632,7 @@ main() {
         status)  cmd_status ;;
         logs)    cmd_logs "$@" ;;
         add-user) cmd_add_user "$@" ;;
+        topics|console-consumer|consumer-groups) exec "$SCRIPT_DIR/kafka-tools.sh" "$cmd" "$@" ;;
         *)       usage ;;
     esac
 }

@@ -31,7 +31,10 @@ from controller.meter import ContributionClaim, HitClaim, MeterClaim, ReversalCl
 from controller.model.errors import InvalidEvent
 from controller.model.events import Event
 from streams.codec import MAX_RAW_KEPT, Output, encode
+from streams.scaleout.award_record import Award, award_body
 
+#: `streams.adapters.kafka.topics.TopicNames.awards` is ``{prefix}.awards``.
+AWARDS_SUFFIX = ".awards"
 OpKind = Literal["seed", "contribution", "reversal", "hit"]
 R = TypeVar("R")
 
@@ -104,7 +107,12 @@ def dead_letter(topic: str, key: str, raw: bytes, reason: str, pos: SourcePos) -
 
 
 def event_output(topic: str, key: str, event: Event, dedupe_id: str) -> Output:
-    """An event as the log stores it (`streams.codec.encode`, its bytes)."""
+    """An event as the log stores it (`streams.codec.encode`, its bytes); on the awards topic,
+    the outward award record (`streams.scaleout.award_record`: the contract's dollar strings, not
+    the log's integer units). Both processors write awards through here, so the topic decides
+    the spelling in one place."""
+    if topic.endswith(AWARDS_SUFFIX) and isinstance(event, Award):
+        return Output(topic, key, dumps(award_body(event, dedupe_id)), dedupe_id)
     return Output(topic, key, encode(event), dedupe_id)
 
 

@@ -176,10 +176,15 @@ class Projector:
         self.feed = SignageFeed(
             self.model, self.state, clock=clock, monotonic=monotonic, on_dirty=metrics.dirty.set
         )
+        metrics.meters.source = self.shown_meters
 
     def state(self) -> FloorState:
         """The floor as the feed reads it: the folded meters."""
         return FloorState(meters=self.fold.meters)
+
+    def shown_meters(self) -> Map[str, MeterState] | None:
+        """The folded meters for the metrics; None while catching up (old values, not news)."""
+        return None if self.holding else self.fold.meters
 
     @property
     def clean(self) -> bool:
@@ -205,6 +210,7 @@ class Projector:
         for outcome, count in outcomes.items():
             self.metrics.records.labels(outcome).inc(count)
         if applied and not self.holding:
+            self.metrics.count(applied)
             self.feed.listener(applied)
 
     def release(self) -> None:

@@ -1,7 +1,11 @@
 """deploy/ is valid and coherent: promtool accepts the scrape configs and rules and passes the rule
 unit tests; every YAML and the dashboard parse; every metric the rules and the dashboard use is one
 the controller exports (or a recording rule defined in alerts.yml); compose and Kubernetes pieces
-refer only to things that exist; and no secret is in the repository.
+refer only to things that exist; no secret is in the repository; every command they run is one
+the real ``jackpot`` parser accepts; each worker has a stable ``--slot`` of its own (the
+StatefulSet's pod name); and ``jackpot serve`` reads ``--snapshot-key`` and ``--mystery-key`` from
+mounted Secrets. (That each engine really exports the names is
+``tests/integration/test_metrics_names.py``.)
 
 The promtool checks need Debian's ``prometheus`` package (it ships ``promtool``); without it they
 skip, or fail when ``CI`` is set. The rest needs nothing but PyYAML.
@@ -9,6 +13,7 @@ skip, or fail when ``CI`` is set. The rest needs nothing but PyYAML.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import json
 import re
@@ -22,6 +27,7 @@ import pytest
 import yaml
 
 from controller.config.floor import load_floor_config
+from streams.cli import build_parser
 from tests.integration.services import in_ci
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -392,3 +398,88 @@ def test_k8s_scrape_config_finds_the_headless_services() -> None:
                 assert service in services, f"{job['job_name']} resolves unknown {service}"
                 ports = {p["port"] for p in services[service]["spec"]["ports"]}
                 assert sd["port"] in ports
+
+
+# --- the commands the manifests run ---------------------------------------------------------
+
+
+def commands() -> list[tuple[str, list[str]]]:
+    """Every ``jackpot`` command line in compose and the manifests: (where, arguments)."""
+    found = [
+        (f"compose {name}", [str(a) for a in service["command"]])
+        for name, service in compose()["services"].items()
+        if service.get("command", [""])[0] in {"serve", "kafka"}
+    ]
+    for doc in k8s_documents():
+        if doc["kind"] not in {"Deployment", "StatefulSet", "Job"}:
+            continue
+        for container in doc["spec"]["template"]["spec"]["containers"]:
+            where = f"k8s {doc['metadata']['name']}/{container['name']}"
+            found.append((where, [str(a) for a in container["args"]]))
+    return found
+
+
+def parsed(where: str, args: list[str]) -> argparse.Namespace:
+    """``args`` read by the real ``jackpot`` parser: an option the command lacks fails here."""
+    try:
+        return build_parser().parse_args(args)
+    except SystemExit:
+        pytest.fail(f"{where}: `jackpot {' '.join(args)}` is refused by the CLI", pytrace=False)
+
+
+def test_every_command_a_manifest_runs_is_one_the_cli_accepts() -> None:
+    ran = {(args[0], args[1] if args[0] == "kafka" else "") for _, args in commands()}
+    assert {("serve", ""), ("kafka", "worker"), ("kafka", "signage"), ("kafka", "provision")} <= ran
+    for where, args in commands():
+        parsed(where, args)
+
+
+def test_each_worker_has_a_stable_slot_of_its_own() -> None:
+    # The slot names the worker's transactional.id: stable across restarts of one replica (so a
+    # restart aborts its predecessor's open transaction), never shared by two replicas.
+    workers = [(w, parsed(w, a)) for w, a in commands() if a[:2] == ["kafka", "worker"]]
+    compose_slots = [args.transactional_id for w, args in workers if w.startswith("compose")]
+    assert len(compose_slots) == 2
+    assert all(compose_slots), "a compose worker has no --slot"
+    assert len(set(compose_slots)) == len(compose_slots), f"shared slots: {compose_slots}"
+    (stateful,) = [w for w in workloads() if w["metadata"]["name"] == "jackpot-workers"]
+    assert stateful["kind"] == "StatefulSet"  # pod names are stable per replica: -0, -1
+    (container,) = stateful["spec"]["template"]["spec"]["containers"]
+    slot = parsed("k8s jackpot-workers", container["args"]).transactional_id
+    variable = re.fullmatch(r"\$\((\w+)\)", slot)
+    assert variable, f"the StatefulSet's --slot is {slot!r}, not the pod's name"
+    env = {e["name"]: e for e in container.get("env", [])}
+    source = env[variable.group(1)]["valueFrom"]["fieldRef"]["fieldPath"]
+    assert source == "metadata.name"
+
+
+def _secret_mounts(pod: dict[str, Any], container: dict[str, Any]) -> dict[str, str]:
+    """mountPath -> Secret name, for the container's mounts of Secret volumes."""
+    secrets = {v["name"]: v["secret"]["secretName"] for v in pod["volumes"] if "secret" in v}
+    return {
+        m["mountPath"]: secrets[m["name"]]
+        for m in container.get("volumeMounts", [])
+        if m["name"] in secrets
+    }
+
+
+def test_the_engine_reads_its_snapshot_and_mystery_keys_from_secrets() -> None:
+    (api,) = [w for w in workloads() if w["metadata"]["name"] == "jackpot-api"]
+    pod = api["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    args = parsed("k8s jackpot-api", container["args"])
+    mounts = _secret_mounts(pod, container)
+    keys = [Path(args.snapshot_key), Path(args.mystery_key)]
+    assert keys[0] != keys[1]
+    for key in keys:
+        secret = [name for path, name in mounts.items() if key.parent == Path(path)]
+        assert secret, f"{key} is not in a mounted Secret ({mounts})"
+        assert not str(key).startswith(str(Path(args.db).parent)), "a key beside the log"
+    services = compose()["services"]
+    args = parsed("compose jackpot-api", services["jackpot-api"]["command"])
+    for key in (Path(args.snapshot_key), Path(args.mystery_key)):
+        assert key.parent == Path("/run/secrets"), f"compose: {key} is not a compose secret"
+        assert key.name in services["jackpot-api"]["secrets"]
+        assert key.name in compose()["secrets"]
+    # Workers run the Kafka engine, which has neither: no key is handed where it is not used.
+    assert all("--mystery-key" not in a for _, a in commands() if a[:2] == ["kafka", "worker"])

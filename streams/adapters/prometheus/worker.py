@@ -1,14 +1,13 @@
 """The Kafka worker's Prometheus metrics, under the names the alert rules and the dashboard use.
 
-The shared names mean the same on both engines: `streams.adapters.prometheus.sensor` (the embedded
-engine) and the
-worker both export ``jackpot_awards_total`` and ``jackpot_last_event_timestamp_seconds``, and
-`deploy/prometheus/alerts.yml` reads ``jackpot_consumer_lag`` and the dashboard
-``jackpot_processing_seconds`` from the workers (``tests/streams/test_metric_names.py`` checks
-that every name a rule or a panel uses is exported by one of the two). Labels come from fixed sets
-only (``processor``, ``outcome``, ``kind``, the source ``topic`` and ``partition``): never a
-table, seat, round or event id, so the series count does not grow with the floor. Each worker
-owns its `CollectorRegistry`.
+The shared names mean the same on both engines, with the same labels: the embedded engine's
+`streams.adapters.prometheus.sensor` and the Kafka engine (this worker, plus the signage
+projector's `streams.adapters.prometheus.projector` for the meters, contributions and signage)
+export every name `deploy/prometheus/alerts.yml` and the dashboard read
+(``tests/integration/test_metrics_names.py`` scrapes both engines to check it). Labels come from
+fixed sets only (``processor``, ``outcome``, ``kind``, ``reason_class``, the source ``topic`` and
+``partition``): never a table, seat, round or event id, so the series count does not grow with
+the floor. Each worker owns its `CollectorRegistry`.
 
 ==========================================  =========  ==========================================
 metric                                      type       labels
@@ -18,21 +17,35 @@ metric                                      type       labels
 ``jackpot_consumer_lag``                    gauge      topic, partition: records after the
                                                        stored progress (at scrape time)
 ``jackpot_last_event_timestamp_seconds``    gauge      when the worker last processed an input
-                                                       (table event or claim; start time before)
+                                                       (table event, heartbeat or claim; start
+                                                       time before): the embedded engine's is the
+                                                       last accepted table event (heartbeats are
+                                                       not logged there), so a floor sending only
+                                                       heartbeats looks stalled there, not here
 ``jackpot_inputs_total``                    counter    processor, outcome (accepted, rejected,
                                                        duplicate, redelivered, applied, seeded,
                                                        dead_letter)
 ``jackpot_outputs_total``                   counter    processor: records produced (before
                                                        downstream de-duplication)
-``jackpot_awards_total``                    counter    kind (progressive, fixed, envy)
-``jackpot_stale_writes_total``              counter    processor: state not stored because the
-                                                       partition was revoked mid-batch
-``jackpot_gap_records_total``               counter    processor: records faust skipped, repaired
+``jackpot_awards_total``                    counter    kind (progressive, fixed, envy): one per
+                                                       player paid, as on the embedded engine
+``jackpot_awarded_dollars_total``           counter    kind: the amounts awarded, exact to the
+                                                       cent (`MoneyCounter`)
+``jackpot_rejections_total``                counter    reason_class (`sensor.REASON_CLASSES`):
+                                                       refused table events
+``jackpot_stale_writes_total``              counter    processor: batches aborted (fenced or
+                                                       failed)
+``jackpot_gap_records_total``               counter    processor: stays 0 (no gap repair)
 ==========================================  =========  ==========================================
+
+Awards and rejections are read off the batch's outputs (the awards topic's records and the
+events topic's ``rejected@`` records): both are rare, so parsing them costs the worker nothing
+measurable, and the common records (table and meter events) are never decoded here.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -40,9 +53,11 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from controller.model.money import parse_cents
+from streams.adapters.prometheus.money import MoneyCounter
+from streams.adapters.prometheus.sensor import AWARD_KINDS, reason_class
 from streams.codec import Output
 
-_AWARD_KINDS = {b'"type":"progressive_hit"': "progressive", b'"type":"fixed_awarded"': "fixed"}
 #: Batches take milliseconds to seconds (the default buckets stop at 10 s).
 _BATCH_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 #: (topic, partition, records not yet processed) for every assigned source partition.
@@ -94,9 +109,18 @@ class WorkerMetrics:
         self.outputs = Counter(
             "jackpot_outputs", "Records produced (before de-duplication)", processor, registry=reg
         )
-        self.awards = Counter("jackpot_awards", "Awards produced", ["kind"], registry=reg)
-        for kind in ("progressive", "fixed", "envy"):
+        self.awards = Counter(
+            "jackpot_awards", "Awards (one per player paid)", ["kind"], registry=reg
+        )
+        for kind in AWARD_KINDS:
             self.awards.labels(kind)  # present at 0, as on the embedded engine
+        self.awarded = MoneyCounter(
+            "jackpot_awarded_dollars", "Amounts awarded", "kind", 100, AWARD_KINDS
+        )
+        reg.register(self.awarded)
+        self.rejections = Counter(
+            "jackpot_rejections", "Refused inputs by class", ["reason_class"], registry=reg
+        )
         self.gap_records = Counter(
             "jackpot_gap_records",
             "Records the consumer skipped (committed past) that were read back and processed",
@@ -127,15 +151,24 @@ class WorkerMetrics:
         for out in outputs:
             produced += 1
             if out.topic.endswith(".awards"):
-                self.awards.labels(_award_kind(out.value)).inc()
+                self._award(out.value)
+            elif out.dedupe_id.startswith("rejected@") and out.topic.endswith(".events"):
+                self._rejection(out.value)
         self.outputs.labels(processor).inc(produced)
         self.processing_seconds.labels(processor).observe(seconds)
         if counts:
             self.last_event.set(time.time())
 
+    def _award(self, value: bytes) -> None:
+        """Count one awards-topic record (`schemas/award.v1.json`): each player paid."""
+        award = json.loads(value)
+        kind = str(award["kind"])
+        for payment in award["paid"]:
+            self.awards.labels(kind).inc()
+            self.awarded.add(kind, parse_cents(payment["amount"]))
 
-def _award_kind(value: bytes) -> str:
-    for marker, kind in _AWARD_KINDS.items():
-        if marker in value:
-            return kind
-    return "envy"
+    def _rejection(self, value: bytes) -> None:
+        """Count one ``event_rejected`` record under its reason's class (as the sensor does)."""
+        rejected = json.loads(value)
+        klass = reason_class(str(rejected.get("reason", "")), str(rejected.get("event_type", "")))
+        self.rejections.labels(klass).inc()

@@ -9,9 +9,11 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, generate_latest
 
+from controller.model.events import AwardShare, EventRejected, FixedAwarded, ProgressiveHit
 from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import Output
+from streams.scaleout.records import event_output
 from tests.integration.test_deploy_config import (
     BUILTIN,
     dashboard_queries,
@@ -21,6 +23,7 @@ from tests.integration.test_deploy_config import (
     rules,
 )
 
+ROYAL = ("As", "Ks", "Qs", "Js", "Ts")
 DEPLOY = Path(__file__).resolve().parents[4] / "deploy"
 _SUFFIXES = {"counter": ("_total",), "histogram": ("_bucket", "_sum", "_count"), "gauge": ("",)}
 
@@ -63,15 +66,63 @@ def test_a_batch_is_counted_and_lag_is_read_at_scrape_time() -> None:
     metrics = WorkerMetrics()
     lags = [("p.table-events", 0, 7), ("p.table-events", 3, 0)]
     metrics.lag.sources.append(lambda: lags)
-    award = Output("p.awards", "t1", b'{"type":"fixed_awarded","x":1}', "e1#0")
+    fixed = FixedAwarded(
+        meter_id="m1",
+        table_id="t1",
+        round_id="r1",
+        wager="progressive",
+        hand="royal_flush",
+        cards=ROYAL,
+        seat=2,
+        on="own",
+        amount_cents=1_000_000,
+        occurred_at="2026-11-29T12:00:00Z",
+    )
+    award = event_output("p.awards", "t1", fixed, "e1#0")
+    split = ProgressiveHit(  # a dealer-hand jackpot split between two players: two awards
+        meter_id="m1",
+        table_id="t1",
+        round_id="r1",
+        wager="progressive",
+        hand="royal_flush",
+        cards=ROYAL,
+        hit_id="h1",
+        on="dealer",
+        share="100%",
+        amount_cents=2_500_001,
+        winners=(
+            AwardShare(seat=1, amount_cents=1_250_001),
+            AwardShare(seat=4, amount_cents=1_250_000),
+        ),
+        meter_before_sub=0,
+        meter_after_sub=0,
+        reserve_before_sub=0,
+        reserve_after_sub=0,
+        reseed_sub=0,
+        meter_seq=9,
+        occurred_at="2026-11-29T12:00:00Z",
+    )
+    hit = event_output("p.awards", "t1", split, "h1")
     event = Output("p.events", "t1", b'{"type":"wager_placed"}', "e1")
-    metrics.record("round", ["accepted", "accepted", "rejected"], [event, award], 0.02)
+    refused = EventRejected(
+        event_id="e9",
+        table_id="t1",
+        event_type="round_opened",
+        reason="unknown table 't9'",
+        occurred_at="2026-11-29T12:00:00Z",
+    )
+    rejection = event_output("p.events", "t1", refused, "rejected@p.table-events:0:9")
+    outputs = [event, award, hit, rejection]
+    metrics.record("round", ["accepted", "accepted", "rejected"], outputs, 0.02)
     text = generate_latest(metrics.registry).decode()
     assert 'jackpot_inputs_total{outcome="accepted",processor="round"} 2.0' in text
     assert 'jackpot_inputs_total{outcome="rejected",processor="round"} 1.0' in text
-    assert 'jackpot_outputs_total{processor="round"} 2.0' in text
+    assert 'jackpot_outputs_total{processor="round"} 4.0' in text
     assert 'jackpot_awards_total{kind="fixed"} 1.0' in text
-    assert 'jackpot_awards_total{kind="progressive"} 0.0' in text
+    assert 'jackpot_awards_total{kind="progressive"} 2.0' in text  # one per player paid
+    assert 'jackpot_awarded_dollars_total{kind="progressive"} 25000.01' in text
+    assert 'jackpot_awarded_dollars_total{kind="fixed"} 10000.0' in text
+    assert 'jackpot_rejections_total{reason_class="unknown_table"} 1.0' in text
     assert 'jackpot_processing_seconds_count{processor="round"} 1.0' in text
     assert 'jackpot_consumer_lag{partition="0",topic="p.table-events"} 7.0' in text
     lags[0] = ("p.table-events", 0, 2)  # the next scrape sees the new figure
