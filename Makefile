@@ -2,7 +2,7 @@
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
-CONFIG ?= examples/pa-three-card-poker.toml
+CONFIG ?= examples/pa-three-card-poker-demo.toml
 
 .PHONY: help install system-deps run test check lint typecheck unit services-up services-down bench clean
 

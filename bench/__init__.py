@@ -25,6 +25,8 @@ BENCHMARKS: dict[str, str] = {
     "kafka-latency": "bench.kafka_latency",
     # The signage projector's row needs a broker and Redis (REDIS_URL); else skipped.
     "kafka-signage": "bench.kafka_signage",
+    # The faust read side against a plain consumer; needs a broker, else skipped.
+    "kafka-readside": "bench.kafka_readside",
 }
 
 RowsOf = Callable[[Settings], list[Row]]

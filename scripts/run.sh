@@ -5,7 +5,7 @@
 # saved, so the next start resumes where it stopped).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CONFIG=${1:-examples/pa-three-card-poker.toml}
+CONFIG=${1:-examples/pa-three-card-poker-demo.toml}
 PORT=${PORT:-8080}
 ROUNDS=${ROUNDS:-100}
 BASE="http://127.0.0.1:$PORT"

@@ -10,6 +10,7 @@
     jackpot kafka signage   --prefix floor1 --config FLOOR.toml    # meters, playability -> Redis
     jackpot kafka pages     --config FLOOR.toml --redis URL        # signs and surveillance pages
     jackpot kafka grant     --prefix floor1 --role worker --principal User:NAME   # ACLs
+    jackpot kafka readside  --prefix floor1                        # aggregates, alerts (faust)
 
 ``--bootstrap`` defaults to ``KAFKA_BOOTSTRAP`` (else ``127.0.0.1:19092``). The worker is a
 transactional confluent-kafka loop (`streams.scaleout.worker`), imported only by ``worker``.
@@ -30,7 +31,7 @@ from streams.adapters.kafka.security import activate_from, add_security_argument
 from streams.adapters.kafka.settings import add_arguments, default_bootstrap, settings_from
 from streams.adapters.kafka.sink import OutputSink
 from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
-from streams.cli import kafka_grant, kafka_reconcile
+from streams.cli import kafka_grant, kafka_readside, kafka_reconcile
 from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
@@ -69,6 +70,7 @@ def add_parser(sub: Any) -> None:
     kafka_signage.add_parser(kafka)
     kafka_pages.add_parser(kafka)
     kafka_grant.add_parser(kafka)
+    kafka_readside.add_parser(kafka)
 
 
 def _common(parser: argparse.ArgumentParser) -> None:

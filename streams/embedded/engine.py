@@ -12,7 +12,6 @@ state rebuilt from the whole log.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -25,18 +24,17 @@ import msgspec
 
 from controller.config.floor import FloorConfig
 from controller.fast import Session
-from controller.floor import decide, evolve_many
 from controller.model.commands import ActivateConfig, OperatorCommand
 from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
-from controller.mystery import sealed_unknown, unarmed, with_trigger
 from streams.clock import utc_now
 from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
-from streams.embedded.mystery import draw, unseal
+from streams.embedded import arming
+from streams.embedded.dead_letter import dead_letter, refused_command
 from streams.embedded.received import ahead_reason, latest_allowed
 from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
 from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
@@ -120,7 +118,7 @@ class EmbeddedController:
         with self._lock:
             self._restore()
             partial = self._session.partial_state()  # the meters: no table needs decoding
-            unsealed = self._unsealed(partial)
+            unsealed = arming.unsealed(partial, self._mystery_key)
             if unsealed is not partial:
                 self._session = self._session.rebased(unsealed)
             current = self._session.config_event
@@ -151,43 +149,6 @@ class EmbeddedController:
         session = Session(state, deferred, decode_table)
         position = fold_into(session, self._log, position)
         self._session, self._position, self._snapshot_position = session, position, position
-
-    def _unsealed(self, state: FloorState) -> FloorState:
-        """The state knowing every armed mystery trigger again (after a restart), with the key."""
-        for meter_id, commitment, sealed in sealed_unknown(state):
-            if self._mystery_key is None:
-                msg = (
-                    f"mystery level {meter_id!r} is armed: the engine needs its sealing key "
-                    "(serve --mystery-key FILE)"
-                )
-                raise RuleViolation(msg)
-            trigger, salt = unseal(self._mystery_key, commitment, sealed)
-            state = with_trigger(state, meter_id, trigger, salt)
-        return state
-
-    def _arming(self, state: FloorState) -> tuple[FloorState, tuple[Event, ...]]:
-        """Arm every mystery level waiting for a trigger (at activation, after each hit): the
-        draw happens here, at the edge, and reaches the core as `ArmMystery`."""
-        key, armed = self._mystery_key, list[Event]()
-        if state.config is None or not unarmed(state):
-            return state, ()
-        if key is None:  # refused before anything is logged: never a level that cannot hit
-            msg = "the floor has a mystery level: the engine needs a sealing key (--mystery-key)"
-            raise RuleViolation(msg)
-        for meter_id in unarmed(state):
-            command = draw(
-                state.config.meters[meter_id],
-                key,
-                occurred_at=self._clock(),
-                command_id=f"arm-{meter_id}-{state.meters[meter_id].seq}",
-            )
-            produced = decide(state, command)
-            if isinstance(produced[0], EventRejected):  # a bug, never a reason to stop ingest
-                continue
-            state = evolve_many(state, produced)
-            state = with_trigger(state, meter_id, command.trigger_cents, command.salt)
-            armed.extend(produced)
-        return state, tuple(armed)
 
     def submit(self, raws: Iterable[object], scope: Scope | None = None) -> list[Outcome]:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
@@ -279,18 +240,8 @@ class EmbeddedController:
         self, raw: object, reason: str, rejected: EventRejected | None = None
     ) -> tuple[Outcome, tuple[Event, ...]]:
         """A refused input is recorded with its reason and the raw input; it changes nothing."""
-        fields = raw if isinstance(raw, dict) else {}
-        text = raw if isinstance(raw, str) else json.dumps(raw, sort_keys=True, default=str)
-        text = text[:MAX_RAW_KEPT]
-        event_id = str(fields.get("event_id", ""))[:128] or f"unidentified@{self._clock()}"
-        record = rejected or EventRejected(
-            event_id=event_id,
-            table_id=str(fields.get("table_id", ""))[:64],
-            event_type=str(fields.get("type", ""))[:64],
-            reason=reason,
-            occurred_at=self._clock(),
-        )
-        return Outcome(record.event_id, "rejected", reason), (replace(record, raw=text),)
+        record = dead_letter(raw, reason, self._clock, rejected)
+        return Outcome(record.event_id, "rejected", reason), (record,)
 
     def record_rejection(self, raw_text: str, reason: str) -> Outcome:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
@@ -321,7 +272,7 @@ class EmbeddedController:
                     armings = self._arm()
                 except RuleViolation as exc:  # a mystery level and no key: refused, and recorded
                     self._session, armings = back(), ()
-                    produced = (_refused(command, str(exc), self._clock()),)
+                    produced = (refused_command(command, str(exc), self._clock()),)
                 produced = (*produced, *armings)
                 now = self._clock()
                 batch = [
@@ -354,8 +305,8 @@ class EmbeddedController:
         return Outcome(command.command_id, "accepted", replayed=True)
 
     def _arm(self) -> tuple[Event, ...]:
-        """`_arming` on the session: a floor without a mystery level (the common case) costs one
-        look at its configuration; with one, the session is rebased on the armed state."""
+        """`arming.armed` on the session: a floor without a mystery level (the common case) costs
+        one look at its configuration; with one, the session is rebased on the armed state."""
         config = self._session.config
         if self._mystery_config[0] is not config:
             mystery = config is not None and any(d.mystery for d in config.meters.values())
@@ -363,7 +314,7 @@ class EmbeddedController:
         if not self._mystery_config[1]:
             return ()
         partial = self._session.partial_state()
-        state, armings = self._arming(partial)
+        state, armings = arming.armed(partial, self._mystery_key, self._clock())
         if state is not partial:
             self._session = self._session.rebased(state)
         return armings
@@ -411,14 +362,3 @@ class EmbeddedController:
             blob = encode_snapshot(self._session.state())
             self._snapshots.save(self._position, blob)
             self._snapshot_position = self._position
-
-
-def _refused(command: OperatorCommand, reason: str, now: str) -> EventRejected:
-    """The record of an operator command the engine itself cannot carry out."""
-    return EventRejected(
-        event_id=command.command_id,
-        table_id="",
-        event_type=type(command).__name__,
-        reason=reason,
-        occurred_at=now,
-    )

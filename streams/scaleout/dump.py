@@ -31,11 +31,14 @@ from controller.model.events import (
     EventRejected,
     FixedAwarded,
     MeterEvent,
+    MysteryArmed,
+    MysteryRevealed,
     ProgressiveHit,
 )
 from controller.model.state import FloorState, MeterState
 from controller.model.table_events import TableEventBase
 from controller.model.views import View, awards_view, meters_view
+from controller.mystery import evolve_mystery
 from streams.adapters.kafka.read import as_bytes, header, partitions_of, read_topic, text
 from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import TopicNames
@@ -53,6 +56,11 @@ class Fold:
     rejected: list[EventRejected] = field(default_factory=list)
     accepted_ids: list[str] = field(default_factory=list)
     meter_events: dict[str, list[MeterEvent]] = field(default_factory=dict)
+    #: A mystery level's armings and reveals (no meter_seq of their own), each with the meter_seq
+    #: it follows: a meter's events share one partition, in its single writer's order.
+    mystery: dict[str, list[tuple[int, MysteryArmed | MysteryRevealed]]] = field(
+        default_factory=dict
+    )
     records: int = 0
     duplicates: int = 0
     problems: list[str] = field(default_factory=list)
@@ -75,7 +83,8 @@ def fold_events(records: Iterable[tuple[str, bytes]]) -> Fold:
         _take(fold, decode(payload))
     for meter_id, events in fold.meter_events.items():
         events.sort(key=lambda e: e.meter_seq)
-        fold.meters[meter_id] = _fold_meter(meter_id, events, fold.problems)
+        mystery = fold.mystery.get(meter_id, [])
+        fold.meters[meter_id] = _fold_meter(meter_id, events, mystery, fold.problems)
     return fold
 
 
@@ -90,14 +99,28 @@ def _take(fold: Fold, event: Event) -> None:
         fold.meter_events.setdefault(event.meter_id, []).append(event)
         if isinstance(event, ProgressiveHit):
             fold.awards.append(event)
+    elif isinstance(event, MysteryArmed | MysteryRevealed):
+        before = fold.meter_events.get(event.meter_id)
+        fold.mystery.setdefault(event.meter_id, []).append(
+            (before[-1].meter_seq if before else 0, event)
+        )
 
 
-def _fold_meter(meter_id: str, events: list[MeterEvent], problems: list[str]) -> MeterState:
-    meter = MeterState(meter_id=meter_id)
+def _fold_meter(
+    meter_id: str,
+    events: list[MeterEvent],
+    mystery: list[tuple[int, MysteryArmed | MysteryRevealed]],
+    problems: list[str],
+) -> MeterState:
+    meter, pending = MeterState(meter_id=meter_id), iter(mystery)
+    following = next(pending, None)
     for expected, event in enumerate(events, start=1):
         if event.meter_seq != expected:
             problems.append(f"{meter_id}: meter_seq {event.meter_seq} where {expected} was due")
         meter = evolve_meter(meter, event)
+        while following is not None and following[0] <= event.meter_seq:
+            meter = evolve_mystery(meter, following[1])
+            following = next(pending, None)
     return meter
 
 

@@ -14,27 +14,34 @@ and the (partition, offset) of the last input it reflects. Per input record:
    that table was applied already (a round processor re-emitted it after a crash): skipped.
 4. **Apply**: `controller.meter.decide_meter` then `evolve_meter`; the meter event goes to the
    events topic (id ``{meter}@{meter_seq}``), a progressive hit also to the awards topic.
+5. **Divert** (``overflow = "divert:<meter>"``): what a contribution puts above the ceiling goes,
+   as a record keyed by the target meter, to ``meter-claims`` in the same transaction; the target
+   applies it once, by its watermark per source meter (`streams.scaleout.diverts`).
+6. **Mystery** levels are armed here, at the edge, and hit at their trigger
+   (`streams.scaleout.mystery`, `controller.mystery.hit_at_trigger`).
 
 Conservation (seeded + contributed - paid + corrected + transferred == amount + reserve + overflow)
 is checked after every step; a failure is a bug and stops the worker (`InvariantViolation`, never
-caught). A ceiling's ``carry`` overflow runs here as in the reference core; ``divert:`` is refused
-at start (it would need an operation on a second meter's partition).
+caught). A ceiling's ``carry`` overflow runs here as in the reference core.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from controller.config.floor import FloorConfig, MeterDef
 from controller.meter import decide_meter, evolve_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
-from controller.model.events import MeterEvent, ProgressiveHit
+from controller.model.events import ContributionRecorded, MeterEvent, ProgressiveHit
 from controller.model.state import MeterState
+from controller.mystery import evolve_mystery, hit_at_trigger
 from controller.snapshot import meter_from_dict, meter_to_dict
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
+from streams.scaleout.diverts import DivertOp, divert_from_bytes, divert_output, is_divert
+from streams.scaleout.mystery import MysteryEdge
 from streams.scaleout.records import (
     MeterOp,
     Processed,
@@ -48,63 +55,67 @@ from streams.scaleout.records import (
 
 @dataclass(frozen=True, slots=True)
 class MeterRecord:
-    """A meter as the meter processor stores it: state, watermarks, last input."""
+    """A meter as the meter processor stores it: state, watermarks, last input. ``diverts`` is the
+    last source ``meter_seq`` applied per diverting meter; ``hold`` the table event
+    (``table:seq``) whose contribution hit a mystery level, until the level is armed again."""
 
     meter: MeterState
     marks: Mapping[str, tuple[int, int]]
     partition: int
     offset: int
+    diverts: Mapping[str, int] = field(default_factory=dict)
+    hold: str = ""
 
     def stamped(self, pos: SourcePos) -> MeterRecord:
-        return MeterRecord(self.meter, self.marks, pos.partition, pos.offset)
+        return replace(self, partition=pos.partition, offset=pos.offset)
 
 
 def meter_record_to_bytes(record: MeterRecord) -> bytes:
-    """The JSON stored in the ``meters`` table (the core's meter snapshot dict inside)."""
-    return dumps(
-        {
-            "meter": meter_to_dict(record.meter),
-            "marks": {table: list(mark) for table, mark in record.marks.items()},
-            "partition": record.partition,
-            "offset": record.offset,
-        }
-    )
+    """The JSON stored in the ``meters`` table (the core's meter snapshot dict inside: an armed
+    mystery trigger stays sealed there)."""
+    body = {
+        "meter": meter_to_dict(record.meter),
+        "marks": {table: list(mark) for table, mark in record.marks.items()},
+        "partition": record.partition,
+        "offset": record.offset,
+    }
+    if record.diverts:
+        body["diverts"] = dict(record.diverts)
+    if record.hold:
+        body["hold"] = record.hold
+    return dumps(body)
 
 
 def meter_record_from_bytes(payload: bytes) -> MeterRecord:
-    """The record a stored value holds."""
+    """The record a stored value holds (records written before diverts lack the last fields)."""
     raw = json.loads(payload)
     return MeterRecord(
         meter=meter_from_dict(raw["meter"]),
         marks={table: (int(m[0]), int(m[1])) for table, m in raw["marks"].items()},
         partition=int(raw["partition"]),
         offset=int(raw["offset"]),
+        diverts={meter: int(seq) for meter, seq in raw.get("diverts", {}).items()},
+        hold=str(raw.get("hold", "")),
     )
 
 
 class MeterProcessor:
     """Contributions, awards in settlement order and resets, one meter operation at a time."""
 
-    def __init__(self, config: FloorConfig, names: TopicNames) -> None:
-        diverting = sorted(m for m, d in config.meters.items() if d.divert_to)
-        if diverting:
-            # A divert is a second meter's operation, which this partition-per-meter processor
-            # cannot write yet; refusing is better than dropping the excess. Carry works here.
-            raise ConfigError(
-                config.source,
-                f"meters.{diverting[0]}.overflow",
-                '"carry" for the Kafka engine (it does not run "divert:" overflows yet)',
-            )
+    def __init__(
+        self, config: FloorConfig, names: TopicNames, mystery_key: bytes | None = None
+    ) -> None:
         mystery = sorted(m for m, d in config.meters.items() if d.mystery)
-        if mystery:  # its draw and seal run in the embedded engine only (`controller.mystery`)
+        if mystery and mystery_key is None:
             raise ConfigError(
                 config.source,
                 f"meters.{mystery[0]}.progressive",
-                'a progressive of kind "hand" for the Kafka engine (it does not run mystery '
-                "levels yet; the embedded engine does)",
+                "a sealing key for its mystery level: --mystery-key FILE (or "
+                "JACKPOT_MYSTERY_KEY_FILE), the same file for every worker of the prefix",
             )
         self._config = config
         self._names = names
+        self._mystery = None if mystery_key is None else MysteryEdge(config, mystery_key)
 
     def process(
         self, record: MeterRecord | None, key: str | None, raw: bytes, pos: SourcePos
@@ -122,6 +133,9 @@ class MeterProcessor:
             seeded = seed_meter(MeterState(meter_id=op.meter_id), definition, op.occurred_at)
             record = MeterRecord(MeterState(meter_id=op.meter_id), {}, pos.partition, pos.offset)
             record = self._apply(record, seeded, outputs)
+        if isinstance(op, DivertOp):
+            return self._divert(record, definition, op, pos, outputs)
+        record = self._armed(record, definition, op, outputs)
         if op.kind == "seed" or op.claim is None:
             return Processed("seeded" if outputs else "duplicate", record.stamped(pos), (*outputs,))
         mark = record.marks.get(op.table_id)
@@ -129,12 +143,65 @@ class MeterProcessor:
             return Processed("duplicate", record.stamped(pos), (*outputs,))
         event = decide_meter(record.meter, definition, op.claim)
         record = self._apply(record, event, outputs)
+        if isinstance(event, ContributionRecorded):
+            record = self._mystery_hit(record, definition, event, op, outputs)
         marks = {**record.marks, op.table_id: (op.table_seq, op.index)}
-        stored = MeterRecord(record.meter, marks, pos.partition, pos.offset)
+        stored = replace(record, marks=marks, partition=pos.partition, offset=pos.offset)
         return Processed("applied", stored, (*outputs,))
 
-    def _parse(self, raw: bytes, key: str | None) -> tuple[MeterOp, MeterDef]:
-        op = op_from_bytes(raw)
+    def _divert(
+        self,
+        record: MeterRecord,
+        definition: MeterDef,
+        op: DivertOp,
+        pos: SourcePos,
+        outputs: list[Output],
+    ) -> Processed[MeterRecord]:
+        """Another meter's excess above its ceiling, applied once per source event."""
+        source = op.claim.from_meter_id
+        if op.from_seq <= record.diverts.get(source, 0):
+            return Processed("duplicate", record.stamped(pos), (*outputs,))
+        record = self._apply(record, decide_meter(record.meter, definition, op.claim), outputs)
+        diverts = {**record.diverts, source: op.from_seq}
+        stored = replace(record, diverts=diverts, partition=pos.partition, offset=pos.offset)
+        return Processed("applied", stored, (*outputs,))
+
+    def _armed(
+        self, record: MeterRecord, definition: MeterDef, op: MeterOp, outputs: list[Output]
+    ) -> MeterRecord:
+        """A mystery level knowing its trigger, armed afresh if it waits for one and ``op`` is not
+        from the table event that hit it (`streams.scaleout.mystery`); other meters unchanged."""
+        if self._mystery is None or not definition.mystery:
+            return record
+        meter = self._mystery.known(record.meter)
+        hold = record.hold
+        if not meter.mystery_commitment and not meter.retired and hold != _source(op):
+            meter, armed = self._mystery.arm(meter, op.occurred_at)
+            dedupe = f"{meter.meter_id}@{meter.seq}~armed"
+            outputs.append(event_output(self._names.events, meter.meter_id, armed, dedupe))
+            hold = ""
+        return replace(record, meter=meter, hold=hold)
+
+    def _mystery_hit(
+        self,
+        record: MeterRecord,
+        definition: MeterDef,
+        event: ContributionRecorded,
+        op: MeterOp,
+        outputs: list[Output],
+    ) -> MeterRecord:
+        """The hit and its reveal if ``event`` took a mystery level to its trigger."""
+        won = hit_at_trigger(record.meter, definition, event)
+        if won is None:
+            return record
+        hit, revealed = won
+        record = self._apply(record, hit, outputs)
+        dedupe = f"{hit.meter_id}@{hit.meter_seq}~revealed"
+        outputs.append(event_output(self._names.events, hit.meter_id, revealed, dedupe))
+        return replace(record, meter=evolve_mystery(record.meter, revealed), hold=_source(op))
+
+    def _parse(self, raw: bytes, key: str | None) -> tuple[MeterOp | DivertOp, MeterDef]:
+        op: MeterOp | DivertOp = divert_from_bytes(raw) if is_divert(raw) else op_from_bytes(raw)
         definition = self._config.meters.get(op.meter_id)
         if definition is None:
             msg = f"unknown meter {op.meter_id!r}: it is not in the floor configuration"
@@ -153,4 +220,12 @@ class MeterProcessor:
         outputs.append(event_output(names.events, meter_id, event, f"{meter_id}@{meter.seq}"))
         if isinstance(event, ProgressiveHit):
             outputs.append(event_output(names.awards, event.table_id, event, event.hit_id))
-        return MeterRecord(meter, record.marks, record.partition, record.offset)
+        onward = divert_output(names.meter_claims, event)
+        if onward is not None:  # in this batch's transaction, with the event that diverts
+            outputs.append(onward)
+        return replace(record, meter=meter)
+
+
+def _source(op: MeterOp) -> str:
+    """The table event an operation came from (``table:seq``)."""
+    return f"{op.table_id}:{op.table_seq}"

@@ -31,8 +31,8 @@ from collections.abc import Sequence
 from types import FrameType
 from typing import Any
 
-from controller.config.floor import load_floor_config
-from controller.model.errors import StoreUnavailable
+from controller.config.floor import FloorConfig, load_floor_config
+from controller.model.errors import ConfigError, RuleViolation, StoreUnavailable
 from streams.adapters.kafka.security import activate, check_access
 from streams.adapters.kafka.settings import (
     KILL_AFTER_OUTPUTS_ENV,
@@ -43,6 +43,7 @@ from streams.adapters.kafka.settings import (
 from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.adapters.kafka.transactions import group_consumer, transactional_producer
 from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.embedded.mystery import load_key
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane
@@ -51,6 +52,7 @@ from streams.scaleout.txloop import Fenced, TxLoop
 LOG = logging.getLogger("jackpot.kafka.worker")
 RETRIES = 5
 EXIT_FAILED = 70
+EXIT_CONFIG = 78  # EX_CONFIG: restarting cannot help
 
 
 def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
@@ -74,11 +76,30 @@ def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
         "meter",
         names.meter_claims,
         names.changelog("meters"),
-        MeterProcessor(config, names).process,
+        MeterProcessor(config, names, _mystery_key(settings, config)).process,
         meter_record_to_bytes,
         meter_record_from_bytes,
     )
     return [round_lane, meter_lane]
+
+
+def _mystery_key(settings: WorkerSettings, config: FloorConfig) -> bytes | None:
+    """The mystery sealing key (`streams.scaleout.mystery`): ``--mystery-key`` (or
+    ``JACKPOT_MYSTERY_KEY_FILE``), else, for a floor with a mystery level, ``mystery.key`` in the
+    worker's data directory (created 0600 on first use, like `jackpot serve`'s ``<db>.mystery-key``;
+    workers on several hosts must name one shared file instead)."""
+    path = settings.mystery_key
+    if path is None and any(d.mystery for d in config.meters.values()):
+        path = settings.data_dir / "mystery.key"
+        path.parent.mkdir(parents=True, exist_ok=True)
+    if path is None:
+        return None
+    try:
+        key = load_key(path)
+    except (RuleViolation, OSError) as exc:
+        raise SystemExit(f"jackpot kafka worker: {exc}") from exc
+    LOG.info("mystery levels sealed with the key in %s", path)
+    return key
 
 
 class Worker:
@@ -109,6 +130,9 @@ class Worker:
                 LOG.warning("%s; rejoining with state restored from the changelogs", exc)
             except StoreUnavailable as exc:
                 LOG.error("%s; rejoining with state restored from the changelogs", exc)
+            except ConfigError as exc:  # e.g. a mystery key that cannot open the stored seals
+                LOG.error("%s; stopping (the batch in progress is aborted)", exc)
+                return EXIT_CONFIG
             else:
                 return 0
             failures += 1
@@ -158,7 +182,10 @@ def run(settings: WorkerSettings) -> int:
     except StoreUnavailable as exc:
         raise SystemExit(f"jackpot kafka worker: {exc}") from exc
     activate(settings.security)
-    worker = Worker(settings)
+    try:
+        worker = Worker(settings)
+    except ConfigError as exc:
+        raise SystemExit(f"jackpot kafka worker: {exc}") from exc
     if settings.metrics_port:
         worker.metrics.serve(settings.metrics_port, settings.metrics_host)
     signal.signal(signal.SIGTERM, worker.stop)

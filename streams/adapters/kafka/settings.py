@@ -43,6 +43,7 @@ class WorkerSettings:
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
+    mystery_key: Path | None = None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,8 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--data-dir",
         type=Path,
         default=Path("var/kafka-worker"),
-        help="unused: state is kept in memory and restored from the changelogs (kept for old "
-        "command lines)",
+        help="where a floor with a mystery level keeps its sealing key when --mystery-key names "
+        "none (<data-dir>/<prefix>/mystery.key); state is kept in memory and restored from the "
+        "changelogs",
     )
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument(
@@ -86,6 +88,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "in one slot",
     )
     parser.add_argument("--loglevel", default="info", help="log level (info shows rebalances)")
+    parser.add_argument(
+        "--mystery-key",
+        type=Path,
+        default=Path(env) if (env := os.environ.get("JACKPOT_MYSTERY_KEY_FILE")) else None,
+        help="the file sealing mystery levels' triggers (64 hex digits, created 0600 if absent; "
+        "default JACKPOT_MYSTERY_KEY_FILE, else <data-dir>/<prefix>/mystery.key): the same file "
+        "for every worker of the prefix, kept apart from the broker",
+    )
     add_security_arguments(parser)
 
 
@@ -109,4 +119,5 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         loglevel=args.loglevel,
         transactional_id=args.transactional_id,
         security=security,
+        mystery_key=args.mystery_key,
     )

@@ -1,0 +1,193 @@
+"""The read side as a faust-streaming app: the aggregates table fed by the committed events
+topic, and a timer that refreshes the metrics and raises contribution-rate alerts.
+
+- **read_committed.** faust-streaming 0.15.3 has no setting for the consumer's isolation level:
+  its aiokafka driver reads ``read_committed`` only under ``processing_guarantee=exactly_once``
+  (faust's experimental transactions, which this project does not use). `ReadCommittedTransport`
+  sets aiokafka's own ``isolation_level`` on the consumer it builds, before it starts, so the
+  agent never sees a record of an aborted (fenced or crashed) money-path transaction.
+- **At-least-once, idempotent writes.** faust flushes its producer (the table's changelog
+  writes) before it commits offsets, so after a crash the state is at least as new as the
+  committed offsets: the events redelivered are a suffix of each partition, and the aggregates
+  skip every record at or below their key's mark (`aggregate.apply`).
+- **Windows.** One plain faust Table (changelog ``<app>-aggregates-changelog``, as many
+  partitions as the events topic) keyed ``table|h|hour|partition`` and ``table|d|day|partition``:
+  faust's own windowed tables cut windows on the epoch (no gaming day starting 06:00 local) and
+  by the Kafka timestamp or a model field; the gaming day and its hours are cut here instead.
+  Every key is written from its own source partition, as faust's co-partitioning wants.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+import faust
+from faust.transport.drivers import aiokafka as faust_aiokafka
+
+from streams.adapters.kafka.security import active
+from streams.adapters.kafka.topics import THIRTY_DAYS_MS, TopicNames, TopicSpec, provision
+from streams.adapters.prometheus.readside import ReadSideMetrics
+from streams.codec import DEDUPE_HEADER
+from streams.scaleout.readside.aggregate import DaySpec
+from streams.scaleout.readside.alerts import Alert, Band
+from streams.scaleout.readside.fold import Aggregator, Surveillance
+
+logger = logging.getLogger(__name__)
+
+
+class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
+    def _create_worker_consumer(self, transport: Any) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        consumer._isolation_level = "read_committed"  # read by its start()
+        return consumer
+
+
+class _ReadCommittedConsumer(faust_aiokafka.Consumer):
+    def _new_consumer_thread(self) -> _ReadCommittedThread:
+        return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
+
+
+class ReadCommittedTransport(faust_aiokafka.Transport):
+    """faust's aiokafka transport whose consumer reads ``read_committed`` (module docstring)."""
+
+    Consumer = _ReadCommittedConsumer
+
+
+class ReadSideApp(faust.App):
+    """A faust App on `ReadCommittedTransport`."""
+
+    def _new_transport(self) -> Any:
+        return ReadCommittedTransport(self.conf.broker_consumer, self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReadSideSettings:
+    """What the read side needs (each has a ``jackpot kafka readside`` option)."""
+
+    bootstrap: str
+    prefix: str
+    partitions: int
+    spec: DaySpec = field(default_factory=DaySpec)
+    band: Band = field(default_factory=Band)
+    group: str = ""
+    tick_s: float = 5.0
+    metrics_port: int = 0
+    metrics_host: str = "127.0.0.1"
+
+    @property
+    def app_id(self) -> str:
+        """The faust app id: the consumer group and the changelog's prefix."""
+        return self.group or f"{self.prefix}-readside"
+
+    @property
+    def alerts_topic(self) -> str:
+        return f"{self.prefix}.readside-alerts"
+
+
+@dataclass
+class ReadSide:
+    """The app and what its agent and timer share."""
+
+    app: Any
+    aggregator: Aggregator
+    surveillance: Surveillance
+    metrics: ReadSideMetrics
+
+
+def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
+    """The faust app with its table, agent and timer (created inside the loop that runs it).
+    Its tables live in memory (restored from the changelog at start): ``datadir`` holds only
+    faust's own files."""
+    app = ReadSideApp(
+        settings.app_id,
+        broker=f"kafka://{settings.bootstrap}",
+        broker_credentials=active().faust_credentials(),
+        store="memory://",
+        datadir=datadir,
+        web_enabled=False,
+        key_serializer="json",  # the table's keys and values; the topics here are raw
+        value_serializer="json",
+        topic_partitions=settings.partitions,
+        topic_replication_factor=1,
+        consumer_auto_offset_reset="earliest",
+        table_cleanup_interval=3600.0,
+        broker_session_timeout=6.0,
+        broker_heartbeat_interval=2.0,
+    )
+    table = app.Table(
+        "aggregates",
+        default=None,
+        partitions=settings.partitions,
+    )
+    surveillance = Surveillance(band=settings.band)
+    aggregator = Aggregator(table, settings.spec)
+    metrics = ReadSideMetrics(lambda: surveillance.snapshot)
+    events = app.topic(
+        TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
+    )
+    alerts = app.topic(
+        settings.alerts_topic, partitions=1, key_serializer="raw", value_serializer="raw"
+    )
+    records = metrics.records
+
+    @app.agent(events)
+    async def aggregate(stream: Any) -> None:
+        async for event in stream.events():
+            message = event.message
+            outcome = aggregator.take(message.value, message.partition, message.offset)
+            records.labels(outcome).inc()
+            if outcome == "applied" and surveillance.due(aggregator):
+                await review_now()  # an hour closed: checked now, even while catching up
+
+    async def review_now() -> None:
+        for alert in surveillance.review(aggregator):
+            await _raise(alerts, alert)
+            metrics.alerts.labels(alert.table_id, alert.reason).inc()
+
+    @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
+    async def review() -> None:
+        await review_now()  # the metrics, and hours that close while partitions are idle
+
+    _ = (aggregate, review)
+    return ReadSide(app, aggregator, surveillance, metrics)
+
+
+async def _raise(topic: Any, alert: Alert) -> None:
+    """The alert record (key: the table; its id in the dedupe header), and a log line."""
+    body = json.dumps(alert.to_json(), separators=(",", ":"), sort_keys=True).encode()
+    headers = {DEDUPE_HEADER: alert.alert_id.encode()}
+    await topic.send(key=alert.table_id.encode(), value=body, headers=headers)
+    logger.warning(
+        "readside alert %s: %s (contributed %d sub-units in %d round(s), usual %s)",
+        alert.alert_id,
+        alert.reason,
+        alert.contributed_sub,
+        alert.rounds,
+        alert.to_json()["usual_sub"],
+    )
+
+
+def run(settings: ReadSideSettings) -> int:
+    """Run until SIGTERM or SIGINT (mode's worker handles both: it stops the agent, flushes the
+    changelog and commits, then returns); the exit code. faust's data directory is a temporary
+    one, removed at the end (the tables live in memory and in their changelog)."""
+    alerts = settings.alerts_topic
+    provision(settings.bootstrap, [TopicSpec(alerts, 1, {"retention.ms": THIRTY_DAYS_MS})])
+    with tempfile.TemporaryDirectory(prefix="jackpot-readside-") as datadir:
+        loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
+        asyncio.set_event_loop(loop)
+        side = build(settings, datadir)
+        if settings.metrics_port:
+            side.metrics.serve(settings.metrics_port, settings.metrics_host)
+        logger.info("readside: %s -> %s", TopicNames(settings.prefix).events, settings.app_id)
+        worker = faust.Worker(side.app, loop=loop, loglevel="info", quiet=True)
+        try:
+            worker.execute_from_commandline()
+        except SystemExit as exc:
+            return exc.code if isinstance(exc.code, int) else 1
+    return 0  # pragma: no cover - execute_from_commandline always raises SystemExit

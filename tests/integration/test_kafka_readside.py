@@ -1,0 +1,280 @@
+"""The faust read side on a real broker: its aggregates equal the sums of the committed events
+topic, also after it was SIGKILLed mid-stream and restarted (no record counted twice).
+
+The money path's worker runs a simulated floor while ``jackpot kafka readside`` reads its events
+topic; the read side is killed while records flow, restarted, and left to catch up. The expected
+sums are computed here, independently: the events topic read ``read_committed``, each counted
+record summed per table, per UTC hour and per gaming day (06:00 UTC, the default). The read
+side's durable state is its changelog (compacted: the last value per key), read back here too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Consumer, TopicPartition
+
+from controller.model.events import (
+    ContributionRecorded,
+    ContributionsReversed,
+    EnvyAwarded,
+    FixedAwarded,
+    ProgressiveHit,
+)
+from controller.model.table_events import RoundSettled
+from streams.adapters.kafka.read import read_topic
+from streams.adapters.kafka.topics import TopicNames
+from streams.codec import decode
+from streams.scaleout.ingest import ingest_file
+from tests.integration.services import require_kafka
+from tests.integration.test_kafka_parity import REPO, Worker, deploy, simulate, wait_caught_up
+
+pytestmark = pytest.mark.integration
+Window = tuple[str, str, str]  # (table, "h" or "d", start)
+
+
+class ReadSide:
+    """``python -m streams.cli kafka readside`` as a child process with its metrics port."""
+
+    def __init__(self, bootstrap: str, names: TopicNames, folder: Path) -> None:
+        self.bootstrap, self.names, self.folder = bootstrap, names, folder
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.starts = 0
+
+    def start(self) -> None:
+        self.starts += 1
+        self.port = _free_port()
+        log = (self.folder / f"readside-{self.starts}.log").open("wb")
+        command = [sys.executable, "-m", "streams.cli", "kafka", "readside"]
+        command += ["--bootstrap", self.bootstrap, "--prefix", self.names.prefix]
+        command += ["--metrics-port", str(self.port), "--tick", "1"]
+        self.process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+    def metric(self, name: str, labels: str = "") -> float:
+        """One sample's value (0 when absent or while the endpoint does not answer)."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2) as r:
+                text = r.read().decode()
+        except OSError:
+            return 0.0
+        pattern = rf"^{re.escape(name)}{re.escape(labels)} (\S+)$"
+        match = re.search(pattern, text, re.MULTILINE)
+        return float(match.group(1)) if match else 0.0
+
+    def ready(self) -> bool:
+        """Whether faust logged that it joined, took partitions and restored them."""
+        log = self.folder / f"readside-{self.starts}.log"
+        return "Worker ready" in log.read_text(errors="replace")
+
+    def logs(self) -> str:
+        """This process's log (the last 3,000 characters)."""
+        return (self.folder / f"readside-{self.starts}.log").read_text(errors="replace")[-3000:]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def expected_sums(
+    bootstrap: str, names: TopicNames
+) -> tuple[dict[Window, Counter[str]], dict[int, int]]:
+    """The committed events topic summed per table and window, and each partition's next offset
+    after its last record."""
+    sums: dict[Window, Counter[str]] = {}
+    ends: dict[int, int] = {}
+    for message in read_topic(bootstrap, names.events):
+        partition, offset, value = message.partition(), message.offset(), message.value()
+        assert partition is not None
+        assert offset is not None
+        assert value is not None
+        ends[partition] = offset + 1
+        event = decode(value)
+        add = _adds(event)
+        if add is None:
+            continue
+        table, occurred, counts = add
+        at = datetime.fromisoformat(occurred.replace("Z", "+00:00"))
+        hour = at.replace(minute=0, second=0, microsecond=0).strftime("%Y-%m-%dT%H:00:00Z")
+        day = (at - timedelta(hours=6)).date().isoformat()
+        for window in ((table, "h", hour), (table, "d", day)):
+            sums.setdefault(window, Counter()).update(counts)
+    return sums, ends
+
+
+def _adds(event: object) -> tuple[str, str, Counter[str]] | None:
+    match event:
+        case ContributionRecorded():
+            sub = event.primary_sub + event.reserve_sub
+            add = {"contributions": 1, "wager_cents": event.wager_cents, "contributed_sub": sub}
+        case ContributionsReversed():
+            add = {"reversals": 1, "reversed_sub": event.primary_sub + event.reserve_sub}
+        case ProgressiveHit():
+            add = {"hits": 1, "hit_cents": event.amount_cents}
+        case FixedAwarded() | EnvyAwarded():
+            add = {"awards": 1, "award_cents": event.amount_cents}
+        case RoundSettled():
+            add = {"rounds": 1}
+        case _:
+            return None
+    return event.table_id, event.occurred_at, Counter(add)
+
+
+def stored_sums(bootstrap: str, app_id: str) -> dict[Window, Counter[str]]:
+    """The read side's changelog, the last value per key, summed over source partitions."""
+    last: dict[str, dict[str, int]] = {}
+    for message in read_topic(bootstrap, f"{app_id}-aggregates-changelog"):
+        value, raw_key = message.value(), message.key()
+        assert raw_key is not None
+        key = json.loads(raw_key)
+        if value is None:
+            last.pop(key, None)
+        else:
+            last[key] = json.loads(value)
+    sums: dict[Window, Counter[str]] = {}
+    for key, stored in last.items():
+        table, kind, start, _partition = key.rsplit("|", 3)
+        counts = {k: v for k, v in stored.items() if k != "mark"}
+        sums.setdefault((table, kind, start), Counter()).update(counts)
+    return {w: Counter({k: v for k, v in c.items() if v}) for w, c in sums.items()}
+
+
+def wait_committed(
+    bootstrap: str, group: str, topic: str, ends: dict[int, int], timeout: float
+) -> None:
+    """Until ``group`` committed past the last record of every partition of ``topic`` (its end
+    offset is one more: the last transaction's commit marker, never delivered)."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group})
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            parts = [TopicPartition(topic, p) for p in ends]
+            committed = {tp.partition: tp.offset for tp in consumer.committed(parts, timeout=10)}
+            if all(committed[p] >= end for p, end in ends.items()):
+                return
+            time.sleep(1.0)
+    finally:
+        consumer.close()
+    pytest.fail(f"the read side did not commit up to {ends} in {timeout}s")
+
+
+def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path: Path) -> None:
+    bootstrap = require_kafka()
+    events = simulate(tmp_path, rounds=40, seed=1313)
+    names = deploy(bootstrap, table_partitions=3)
+    ingest_file(bootstrap, names, events)
+    worker, readside = Worker(bootstrap, names, tmp_path), ReadSide(bootstrap, names, tmp_path)
+    worker.start()
+    readside.start()
+    try:
+        deadline = time.monotonic() + 120
+        while readside.metric("jackpot_readside_records_total", '{outcome="applied"}') < 300:
+            assert time.monotonic() < deadline, readside.logs()
+            assert readside.process is not None
+            assert readside.process.poll() is None, readside.logs()
+            time.sleep(0.2)
+        assert readside.process is not None
+        readside.process.send_signal(signal.SIGKILL)  # mid-stream: nothing flushed or committed
+        readside.process.wait(timeout=30)
+        readside.start()
+        wait_caught_up(worker, timeout=240)
+    finally:
+        worker.stop()
+    try:
+        expected, ends = expected_sums(bootstrap, names)
+        wait_committed(bootstrap, f"{names.prefix}-readside", names.events, ends, timeout=120)
+        stored = stored_sums(bootstrap, f"{names.prefix}-readside")
+        assert stored == expected
+        assert sum(c["contributions"] for (_t, k, _s), c in expected.items() if k == "d") > 1_000
+        redelivered = readside.metric("jackpot_readside_records_total", '{outcome="redelivered"}')
+        print(f"records the restarted read side skipped as applied already: {redelivered:.0f}")
+        # the metrics show each table's latest hour as stored
+        for table in sorted({t for t, _k, _s in expected}):
+            latest = max(s for t, k, s in expected if t == table and k == "h")
+            labels = f'{{table="{table}",window="hour"}}'
+            shown = readside.metric("jackpot_readside_contributions", labels)
+            assert shown == expected[(table, "h", latest)]["contributions"], table
+        assert readside.process is not None
+        started = time.monotonic()
+        readside.process.send_signal(signal.SIGTERM)
+        assert readside.process.wait(timeout=10) == 0, readside.logs()
+        print(f"SIGTERM to exit: {time.monotonic() - started:.2f} s")
+    finally:
+        if readside.process is not None and readside.process.poll() is None:
+            readside.process.kill()
+            readside.process.wait(timeout=30)
+
+
+def test_a_prefix_without_topics_is_one_line_and_exit_2() -> None:
+    bootstrap = require_kafka()
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "streams.cli", "kafka", "readside"),
+            *("--bootstrap", bootstrap, "--prefix", "no-such-floor-xyz"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ},
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert "no-such-floor-xyz.events does not exist" in result.stderr
+
+
+def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
+    tmp_path: Path,
+) -> None:
+    """Partitions move between read-side processes mid-stream (faust rebalances, each restores
+    the moved partitions' windows from the changelog): still every record counted once."""
+    bootstrap = require_kafka()
+    events = simulate(tmp_path, rounds=30, seed=2626)
+    names = deploy(bootstrap, table_partitions=3)
+    ingest_file(bootstrap, names, events)
+    worker = Worker(bootstrap, names, tmp_path)
+    first, second = ReadSide(bootstrap, names, tmp_path), ReadSide(bootstrap, names, tmp_path)
+    second.starts = 10  # its own log files
+    worker.start()
+    first.start()
+    try:
+        deadline = time.monotonic() + 120
+        while first.metric("jackpot_readside_records_total", '{outcome="applied"}') < 300:
+            assert time.monotonic() < deadline, first.logs()
+            time.sleep(0.2)
+        second.start()
+        while not second.ready():  # joined, took partitions, restored them
+            assert time.monotonic() < deadline + 60, second.logs()
+            time.sleep(0.2)
+        assert first.process is not None
+        first.process.send_signal(signal.SIGTERM)  # leaves: the second takes every partition
+        assert first.process.wait(timeout=10) == 0, first.logs()
+        wait_caught_up(worker, timeout=240)
+    finally:
+        worker.stop()
+    try:
+        expected, ends = expected_sums(bootstrap, names)
+        wait_committed(bootstrap, f"{names.prefix}-readside", names.events, ends, timeout=120)
+        assert stored_sums(bootstrap, f"{names.prefix}-readside") == expected
+    finally:
+        for side in (first, second):
+            if side.process is not None and side.process.poll() is None:
+                side.process.send_signal(signal.SIGTERM)
+                side.process.wait(timeout=30)
