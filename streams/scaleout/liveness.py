@@ -193,6 +193,10 @@ class LivenessFeed:
             if tp.offset >= self._ends.get(tp.partition, 0):
                 self._ends.pop(tp.partition, None)
 
+    def tick(self) -> None:
+        """Publish what changed (`LivenessWatch.tick`)."""
+        self.watch.tick()
+
     def close(self) -> None:
         """Release the consumer (nothing to commit)."""
         self.consumer.close()

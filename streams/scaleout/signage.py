@@ -26,7 +26,9 @@ Playability (loss of communication) is published by the same process and loop: a
 (`streams.scaleout.liveness`) reads ``<prefix>.liveness`` and writes each meter's and table's status
 to the ``{redis-prefix}:playability`` hash every second
 (`streams.adapters.redis.playability_board`), and its
-``/metrics`` carries the same liveness gauges as the embedded engine's.
+``/metrics`` carries the same liveness gauges as the embedded engine's. ``--liveness faust`` (or
+``JACKPOT_KAFKA_LIVENESS=faust``) reads that topic as a faust GlobalTable instead of the plain
+consumer (`streams.scaleout.readside.liveness`; same watch, same board, docs/kafka.md).
 
 Known limit: every start refolds the whole events topic (meter events are decoded, other records
 only looked at); a snapshot of the fold with its offsets would shorten that.
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -44,15 +47,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Protocol
 
 from confluent_kafka import Consumer
 
 from controller.config.floor import load_floor_config
-from controller.model.errors import JackpotError
+from controller.model.errors import JackpotError, StoreUnavailable
 from streams.adapters.kafka.security import activate_from, add_security_arguments, client_settings
 from streams.adapters.kafka.settings import default_bootstrap
-from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.adapters.prometheus.projector import SignageMetrics
 from streams.adapters.redis.read_model import (
     RedisReadModel,
@@ -68,6 +71,22 @@ logger = logging.getLogger(__name__)
 BATCH = 2_000
 POLL_S = 0.2
 TICK_S = 1.0
+#: The liveness watches: the plain consumer, or faust (`streams.scaleout.readside.liveness`).
+WATCHES = ("plain", "faust")
+WATCH_VARIABLE = "JACKPOT_KAFKA_LIVENESS"
+
+
+class Liveness(Protocol):
+    """What the projector's loop drives: a liveness feed, plain or faust."""
+
+    @property
+    def ready(self) -> bool: ...
+
+    def poll(self) -> int: ...
+
+    def tick(self) -> None: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +103,7 @@ class SignageSettings:
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
     resync_every: float = 60.0
+    liveness: str = "plain"
 
 
 def consumer_for(settings: SignageSettings) -> Consumer:
@@ -113,7 +133,7 @@ class Running:
     projector: Projector
     parts: Partitions
     model: RedisReadModel
-    liveness: LivenessFeed
+    liveness: Liveness
 
     def close(self) -> None:
         """Leave the group and release Redis (offsets are committed only while clean)."""
@@ -134,8 +154,7 @@ def open_projector(settings: SignageSettings, *, hold: bool = True) -> Running:
     projector = Projector(model, config.meters, metrics, resync_every=settings.resync_every)
     names = TopicNames(settings.prefix)
     watch = LivenessWatch(config, model, registry=metrics.registry)
-    group = settings.group or f"{settings.prefix}-signage"
-    liveness = LivenessFeed.open(settings.bootstrap, names.liveness, f"{group}-liveness", watch)
+    liveness = open_liveness(settings, watch)
     if settings.metrics_port:
         metrics.serve(settings.metrics_port, settings.metrics_host)
     consumer = consumer_for(settings)
@@ -143,6 +162,22 @@ def open_projector(settings: SignageSettings, *, hold: bool = True) -> Running:
     consumer.subscribe([names.events], on_assign=parts.on_assign, on_revoke=parts.on_revoke)
     logger.info("signage: %s -> Redis %s", names.events, redact(settings.redis_url))
     return Running(consumer, projector, parts, model, liveness)
+
+
+def open_liveness(settings: SignageSettings, watch: LivenessWatch) -> Liveness:
+    """The liveness feed ``settings.liveness`` names, reading ``<prefix>.liveness``; its group
+    (never joined by the plain feed, joined by faust's) is ``<group>-liveness``."""
+    topic = TopicNames(settings.prefix).liveness
+    group = f"{settings.group or f'{settings.prefix}-signage'}-liveness"
+    if settings.liveness == "plain":
+        return LivenessFeed.open(settings.bootstrap, topic, group, watch)
+    from streams.scaleout.readside.liveness import FaustLivenessFeed  # noqa: PLC0415  # faust
+
+    partitions = partition_counts(settings.bootstrap, [topic], timeout=10.0).get(topic)
+    if partitions is None:
+        msg = f"topic {topic} does not exist: run `jackpot kafka provision`"
+        raise StoreUnavailable(msg)
+    return FaustLivenessFeed.open(settings.bootstrap, topic, partitions, group, watch)
 
 
 def project(running: Running, done: Callable[[], bool]) -> None:
@@ -157,7 +192,7 @@ def project(running: Running, done: Callable[[], bool]) -> None:
         if time.monotonic() >= next_tick:
             projector.tick()
             if running.liveness.ready:  # not before it has read who spoke lately
-                running.liveness.watch.tick()
+                running.liveness.tick()
             next_tick = time.monotonic() + TICK_S
         if projector.clean:
             parts.commit()
@@ -193,6 +228,12 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument(
         "--resync-every", type=float, default=60.0, help="seconds between full republications"
     )
+    parser.add_argument(
+        "--liveness",
+        choices=WATCHES,
+        default=os.environ.get(WATCH_VARIABLE) or "plain",
+        help=f"the liveness watch: plain consumer or faust GlobalTable (${WATCH_VARIABLE})",
+    )
     parser.set_defaults(handler=handle)
 
 
@@ -200,6 +241,10 @@ def handle(args: argparse.Namespace) -> int:
     """Run until SIGTERM or SIGINT; exit 2 if the options or the configuration are refused."""
     if not args.redis:
         print("jackpot kafka signage: --redis (or REDIS_URL) is required", file=sys.stderr)
+        return 2
+    if args.liveness not in WATCHES:
+        told = f"{WATCH_VARIABLE}={args.liveness!r} is not one of {', '.join(WATCHES)}"
+        print(f"jackpot kafka signage: {told}", file=sys.stderr)
         return 2
     try:
         activate_from(args)  # Kafka security: every client below takes it (client_settings)
@@ -217,6 +262,7 @@ def handle(args: argparse.Namespace) -> int:
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         resync_every=args.resync_every,
+        liveness=args.liveness,
     )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     stop = threading.Event()

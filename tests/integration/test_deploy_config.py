@@ -35,8 +35,8 @@ DEPLOY = ROOT / "deploy"
 PROMETHEUS = DEPLOY / "prometheus"
 DASHBOARD = DEPLOY / "grafana" / "dashboard.json"
 
-#: The metrics the controller exports (streams/adapters/prometheus/sensor.py and the Kafka
-#: workers), exactly.
+#: The metrics the controller exports (streams/adapters/prometheus/sensor.py, the Kafka workers
+#: and signage projector, and the read side: streams/adapters/prometheus/readside.py), exactly.
 EXPORTED = frozenset(
     {
         "jackpot_meter_amount_dollars",
@@ -55,6 +55,8 @@ EXPORTED = frozenset(
         "jackpot_meter_unplayable_tables",
         "jackpot_table_silence_seconds",
         "jackpot_heartbeats_total",
+        "jackpot_readside_contributed_sub",
+        "jackpot_readside_contribution_alert",
     }
 )
 HISTOGRAMS = frozenset({"jackpot_ingest_seconds", "jackpot_processing_seconds"})
@@ -280,8 +282,9 @@ def test_prometheus_scrapes_the_compose_services() -> None:
     services = compose()["services"]
     (config,) = load_yaml(PROMETHEUS / "prometheus.yml")
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
-    assert {"jackpot-api", "jackpot-workers", "jackpot-signage"} <= set(jobs)
-    for job in ("jackpot-api", "jackpot-workers", "jackpot-signage"):
+    ours = ("jackpot-api", "jackpot-workers", "jackpot-signage", "jackpot-readside")
+    assert set(ours) <= set(jobs)
+    for job in ours:
         for static in jobs[job]["static_configs"]:
             for target in static["targets"]:
                 host, port = target.rsplit(":", 1)
@@ -385,6 +388,8 @@ def test_the_floor_configmap_is_a_valid_configuration() -> None:
 
 def test_k8s_scrape_config_finds_the_headless_services() -> None:
     (config,) = load_yaml(PROMETHEUS / "prometheus-k8s.yml")
+    jobs = {job["job_name"] for job in config["scrape_configs"]}
+    assert {"jackpot-api", "jackpot-workers", "jackpot-signage", "jackpot-readside"} <= jobs
     services = {
         d["metadata"]["name"]: d
         for d in k8s_documents()
@@ -429,7 +434,9 @@ def parsed(where: str, args: list[str]) -> argparse.Namespace:
 
 def test_every_command_a_manifest_runs_is_one_the_cli_accepts() -> None:
     ran = {(args[0], args[1] if args[0] == "kafka" else "") for _, args in commands()}
-    assert {("serve", ""), ("kafka", "worker"), ("kafka", "signage"), ("kafka", "provision")} <= ran
+    wanted = {("serve", ""), ("kafka", "worker"), ("kafka", "signage"), ("kafka", "provision")}
+    wanted.add(("kafka", "readside"))
+    assert wanted <= ran, f"run by no manifest: {sorted(wanted - ran)}"
     for where, args in commands():
         parsed(where, args)
 

@@ -4,7 +4,8 @@ labels (issue 13, "For the operator").
 The names are parsed out of deploy/prometheus/alerts.yml and deploy/grafana/dashboard.json (their
 PromQL, with `tests.integration.test_deploy_config.metric_names`), never listed here. Each engine
 is then scraped for real after it processed events: the embedded engine through its HTTP app
-(`jackpot serve`'s `create_app`), the Kafka engine as a real worker plus the signage projector on
+(`jackpot serve`'s `create_app`), the Kafka engine as a real worker, the signage projector and the
+faust read side (`jackpot kafka readside`, once it has taken every record of the events topic) on
 the broker (integration). A missing name fails the test by name. A name that cannot apply to an
 engine is in that engine's allow-list below, with the reason; an allow-listed name the engine
 does export, or that nothing reads any more, fails too, so the lists cannot go stale.
@@ -12,6 +13,7 @@ does export, or that nothing reads any more, fails too, so the lists cannot go s
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -26,7 +28,7 @@ import httpx
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from streams.adapters.kafka.read import read_values
+from streams.adapters.kafka.read import read_topic, read_values
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.redis.read_model import RedisReadModel
 from streams.scaleout.dump import read_events
@@ -52,6 +54,7 @@ from tests.integration.test_kafka_parity import (
     wait_caught_up,
 )
 from tests.integration.test_kafka_parity import Worker as ParityWorker
+from tests.integration.test_kafka_readside import ReadSide
 from tests.integration.test_kafka_signage import signs_show_the_fold
 from tests.streams.adapters.test_outward_schemas import cents, errors
 from tests.streams.http.support import auth, event, full_round, open_api
@@ -63,6 +66,11 @@ EMBEDDED_NOT_APPLICABLE = {
     # A Kafka worker's batch (decide, produce, commit); the embedded engine's own batch time is
     # jackpot_ingest_seconds, which the dashboard shows beside it.
     "jackpot_processing_seconds": "no Kafka batch",
+    # The surveillance aggregates and their alert are the faust read side's (`jackpot kafka
+    # readside`), which reads the Kafka engine's committed events topic; the embedded engine has
+    # no read side.
+    "jackpot_readside_contributed_sub": "no read side",
+    "jackpot_readside_contribution_alert": "no read side",
 }
 #: Series families that cannot apply to the Kafka engine, and why.
 KAFKA_NOT_APPLICABLE = {
@@ -130,6 +138,8 @@ def test_names_are_parsed_from_the_rules_and_the_dashboard() -> None:
     # The ones issue 13 found missing on the Kafka engine are read, so this test watches them.
     assert {"jackpot_meter_amount_dollars", "jackpot_signage_dirty_meters"} <= set(used)
     assert {"jackpot_contributions_total", "jackpot_rejections_total"} <= set(used)
+    # The read side's alert and panel (its names count only when its own process exports them).
+    assert {"jackpot_readside_contribution_alert", "jackpot_readside_contributed_sub"} <= set(used)
     assert not [name for name in used if name.startswith("jackpot:")]
     assert scraped('x_total{a="1"} 2\ny_bucket{le="1",b="2"} 1\n') == {
         "x_total": frozenset({"a"}),
@@ -208,6 +218,18 @@ def scrape(port: int) -> str:
         return ""
 
 
+def readside_took_every_record(readside: ReadSide, records: int) -> bool:
+    """The read side took (applied, skipped or refused) as many records as the events topic holds,
+    and has refreshed its snapshot since (its tick is 1 s): independent of the names checked."""
+    took = readside.metric("jackpot_readside_records_total", '{outcome="applied"}')
+    for outcome in ("redelivered", "ignored", "unreadable"):
+        took += readside.metric("jackpot_readside_records_total", f'{{outcome="{outcome}"}}')
+    if took < records:
+        return False
+    time.sleep(2.5)  # two ticks: a review ran after the last record
+    return readside.metric("jackpot_readside_event_time_seconds") > 0
+
+
 def wait_until(what: str, check: Callable[[], bool], logs: Callable[[], str]) -> None:
     deadline = time.monotonic() + WAIT_S
     while not check():
@@ -222,6 +244,7 @@ class KafkaFloor:
 
     worker: dict[str, frozenset[str]]
     projector: dict[str, frozenset[str]]
+    readside: dict[str, frozenset[str]]
     awards: list[dict[str, Any]]
     dead_letters: list[dict[str, Any]]
     signs: dict[str, dict[str, str]]
@@ -229,8 +252,9 @@ class KafkaFloor:
 
 @pytest.fixture(scope="module")
 def kafka_floor(tmp_path_factory: pytest.TempPathFactory) -> KafkaFloor:
-    """A worker and the signage projector (both with /metrics) over a simulated floor with the
-    door's refusals in it, scraped once the signs show the fold of the events topic."""
+    """A worker, the signage projector and the read side (all with /metrics) over a simulated
+    floor with the door's refusals in it, scraped once the signs show the fold of the events
+    topic and the read side has taken every record of it."""
     bootstrap, url = require_kafka(), require_redis()
     folder = tmp_path_factory.mktemp("kafka-floor")
     names = deploy(bootstrap, table_partitions=2)
@@ -238,6 +262,8 @@ def kafka_floor(tmp_path_factory: pytest.TempPathFactory) -> KafkaFloor:
     worker_port, projector_port = free_port(), free_port()
     worker = MetricsWorker(bootstrap, names, folder, worker_port)
     worker.start()
+    readside = ReadSide(bootstrap, names, folder)
+    readside.start()
     model = RedisReadModel(url, prefix=names.prefix)
     try:
         with projector(bootstrap, names, url, folder, projector_port) as logs:
@@ -252,13 +278,22 @@ def kafka_floor(tmp_path_factory: pytest.TempPathFactory) -> KafkaFloor:
             )
             worker_series = scraped(scrape(worker_port))
             projector_series = scraped(scrape(projector_port))
+        records = sum(1 for _ in read_topic(bootstrap, names.events))
+        wait_until(
+            f"the read side took the {records} records of the events topic",
+            lambda: readside_took_every_record(readside, records),
+            readside.logs,
+        )
+        readside_series = scraped(scrape(readside.port))
         signs = model.read_all(sorted(read_events(bootstrap, names).meters))
     finally:
+        stop_process(readside.process)
         worker.stop()
         model.close()
     return KafkaFloor(
         worker_series,
         projector_series,
+        readside_series,
         [json.loads(v) for v in read_values(bootstrap, names.awards)],
         [json.loads(v) for v in read_values(bootstrap, names.dead_letter)],
         signs,
@@ -269,11 +304,18 @@ def kafka_floor(tmp_path_factory: pytest.TempPathFactory) -> KafkaFloor:
 def test_the_kafka_engine_exports_every_name_the_rules_and_dashboard_read(
     kafka_floor: KafkaFloor, tmp_path: Path
 ) -> None:
-    worker_series, projector_series = kafka_floor.worker, kafka_floor.projector
-    # One process per name: a name both exported would be counted twice by sum().
-    both = sorted(set(worker_series) & set(projector_series))
-    assert not both, f"exported by the worker and the projector alike: {both}"
-    exported = worker_series | projector_series
+    processes = {
+        "worker": kafka_floor.worker,
+        "projector": kafka_floor.projector,
+        "readside": kafka_floor.readside,
+    }
+    # One process per name: a name two export would be counted twice by sum().
+    for first, second in itertools.combinations(processes, 2):
+        both = sorted(set(processes[first]) & set(processes[second]))
+        assert not both, f"exported by the {first} and the {second} alike: {both}"
+    exported = kafka_floor.worker | kafka_floor.projector | kafka_floor.readside
+    readside_names = {n for n in used_names() if n.startswith("jackpot_readside_")}
+    assert readside_names <= set(kafka_floor.readside), "the read side's names are its own"
     gaps = missing(exported, KAFKA_NOT_APPLICABLE)
     assert not gaps, "the Kafka engine does not export:\n" + "\n".join(gaps)
     check_allow_list(exported, KAFKA_NOT_APPLICABLE)

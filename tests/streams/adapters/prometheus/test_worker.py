@@ -1,6 +1,6 @@
 """The worker's metrics: every name the alert rules and the dashboard read is exported by the code
-(the embedded engine's `MetricsSensor` or the worker's `WorkerMetrics`), and the worker's own
-figures count what a batch did."""
+(the embedded engine's `MetricsSensor`, the worker's `WorkerMetrics` or the read side's
+`ReadSideMetrics`), and the worker's own figures count what a batch did."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, generate_latest
 
 from controller.model.events import AwardShare, EventRejected, FixedAwarded, ProgressiveHit
+from streams.adapters.prometheus.readside import ReadSideMetrics, ReadSideSnapshot
 from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import Output
@@ -37,7 +38,8 @@ def exported(registry: CollectorRegistry) -> set[str]:
 
 
 def code_names() -> set[str]:
-    return exported(MetricsSensor().registry) | exported(WorkerMetrics().registry)
+    code = exported(MetricsSensor().registry) | exported(WorkerMetrics().registry)
+    return code | exported(ReadSideMetrics(ReadSideSnapshot).registry)
 
 
 def test_every_metric_an_alert_rule_reads_is_exported_by_the_code() -> None:
