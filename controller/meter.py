@@ -5,18 +5,18 @@ says
 *how much*, from the meter as it stands at that moment. Keeping the two apart is what lets the Kafka
 engine partition rounds by table and meters by meter, and it is what makes 649a.12(e)(4) hold: a
 progressive is paid "in accordance with the amount on the meter when it is the player's turn", so a
-second winner of the same meter is paid from the meter after the first payout and reset.
+second winner of the same meter is paid from the meter after the first payout and reset. The
+claims themselves are in `controller.claims` (re-exported here).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from fractions import Fraction
 from typing import assert_never
 
 from immutables import Map
 
 from controller.ceiling import DivertClaim, split_at_ceiling
+from controller.claims import AnyClaim, ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.config.floor import MeterDef
 from controller.model.events import (
     AwardShare,
@@ -33,58 +33,17 @@ from controller.model.events import (
 from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
 from controller.model.state import MeterState, fast_replace
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ContributionClaim:
-    """A locked wager's contribution, computed by the table stage at the rates in force."""
-
-    meter_id: str
-    table_id: str
-    round_id: str
-    seat: int
-    wager: str
-    on: str
-    wager_cents: int
-    primary_sub: int
-    reserve_sub: int
-    occurred_at: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReversalClaim:
-    """A voided round's contributions to take back (a correction with a reason)."""
-
-    meter_id: str
-    table_id: str
-    round_id: str
-    primary_sub: int
-    reserve_sub: int
-    count: int
-    reason: str
-    occurred_at: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HitClaim:
-    """A winning hand owed a share of the meter; ``recipients`` in settlement order."""
-
-    meter_id: str
-    table_id: str
-    round_id: str
-    wager: str
-    on: str
-    hand: str
-    cards: tuple[str, ...]
-    share: Fraction
-    recipients: tuple[int, ...]
-    occurred_at: str
-    source_seq: int = 0
-
-
-MeterClaim = ContributionClaim | ReversalClaim | HitClaim
-"""What the table stage may owe a meter."""
-AnyClaim = MeterClaim | DivertClaim
-"""What the meter stage settles: the table stage's claims and the diverts it makes itself."""
+__all__ = [
+    "AnyClaim",
+    "ContributionClaim",
+    "HitClaim",
+    "MeterClaim",
+    "ReversalClaim",
+    "decide_meter",
+    "evolve_meter",
+    "seed_meter",
+    "split_equally",
+]
 
 
 def seed_meter(meter: MeterState, definition: MeterDef, occurred_at: str) -> MeterSeeded:
