@@ -55,9 +55,10 @@ PAUSE_S = (8.0, 12.0)  # past the 6 s session timeout; some past the 10 s transa
 BURST, TRICKLE_PER_S = 3_000, 40
 SETTLE_S = 20.0
 #: A stalled worker with nothing in hand when it stopped (idle in ``consume``) has nothing to
-#: fence: it only learns it lost its partitions. Mid-batch pauses nearly always fence (4 of 4
-#: measured), trickle ones sometimes.
-FENCED_AT_LEAST = 2
+#: fence: it only learns it lost its partitions. Mid-batch pauses often fence (4 of 4 in one
+#: measurement, 2 of 4 in each of two CI runs), trickle ones seldom; at least one fencing in the
+#: run shows the path works, and what a zombie wrote never shows either way (checked below).
+FENCED_AT_LEAST = 1
 
 
 class Feeder(threading.Thread):
