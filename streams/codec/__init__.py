@@ -72,14 +72,20 @@ _FAST_ENCODER = None if msgspec is None else msgspec.json.Encoder(order="sorted"
 def encode(event: Event) -> bytes:
     """An event as the log stores it: compact, key-sorted JSON (`reference_encode`'s bytes)."""
     plain = event_to_dict(event)
-    if _FAST_ENCODER is not None:
-        try:
-            out = _FAST_ENCODER.encode(plain)
-        except ValueError:  # a lone surrogate (a refused input's id may hold one): json escapes it
-            out = b"\\"
-        if out.isascii() and b"\\" not in out and b"\x7f" not in out:
-            return out
-    return _ENCODER.encode(plain).encode()
+    return _plain_ascii_bytes(plain) or _ENCODER.encode(plain).encode()
+
+
+def _plain_ascii_bytes(plain: dict[str, object]) -> bytes | None:
+    """msgspec's bytes for ``plain`` when they are printable ASCII throughout, else None."""
+    if _FAST_ENCODER is None:
+        return None
+    try:
+        out = _FAST_ENCODER.encode(plain)
+    except ValueError:  # a lone surrogate (a refused input's id may hold one): json escapes it
+        return None
+    if out.isascii() and b"\\" not in out and b"\x7f" not in out:
+        return out
+    return None
 
 
 def reference_encode(event: Event) -> bytes:

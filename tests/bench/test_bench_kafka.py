@@ -1,18 +1,26 @@
-"""The Kafka row skips cleanly without a broker; with one (integration), it measures."""
+"""The Kafka rows (throughput, latency, the read side) skip cleanly without a broker; with one
+(integration), they measure."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from bench import kafka_latency
-from bench.common import PRESETS
+from bench import kafka_latency, kafka_readside
+from bench.common import PRESETS, Row, Settings
 from bench.kafka import run_rows
 from tests.integration.services import require_kafka
 
 
-def test_no_broker_skips_the_row(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "rows", [run_rows, kafka_latency.run_rows, kafka_readside.run_rows], ids=lambda f: f.__module__
+)
+def test_no_broker_skips_the_row(
+    monkeypatch: pytest.MonkeyPatch, rows: Callable[[Settings], list[Row]]
+) -> None:
     monkeypatch.delenv("KAFKA_BOOTSTRAP", raising=False)
-    assert run_rows(PRESETS["tiny"]) == []
+    assert rows(PRESETS["tiny"]) == []
 
 
 @pytest.mark.integration
@@ -22,11 +30,6 @@ def test_tiny_run_on_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
     assert row.value > 0
     assert row.reference is not None
     assert row.reference > 0
-
-
-def test_no_broker_skips_the_latency_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("KAFKA_BOOTSTRAP", raising=False)
-    assert kafka_latency.run_rows(PRESETS["tiny"]) == []
 
 
 @pytest.mark.integration
