@@ -1,3 +1,4 @@
-"""The floor configuration: parsed from TOML and checked (`floor`, `parts`), and changed only at
-a safe point (`change`). Imports `controller.model` only.
+"""The floor configuration: its shapes (`defs`), parsed from TOML and checked (`floor`,
+`sections`, `parts`, `checks`), and changed only at a safe point (`change`). Imports
+`controller.model` only.
 """
