@@ -151,7 +151,11 @@ def test_a_tables_sign_shows_its_meters_and_a_pending_last_hit(tmp_path: Path) -
             "Keystone Riverfront Casino"
         )
         panel = "document.querySelector('[data-meter=\"tcp-progressive\"]')"
-        b.wait_for(f"{panel}.classList.contains('last-pending')")
+        # The panel is marked pending when the hit arrives and filled when its meter and last-hit
+        # lines render (a CI run read it in between: "—" and no LAST HIT line yet).
+        b.wait_for(
+            f"{panel}.classList.contains('last-pending') && {panel}.innerText.includes('LAST HIT')"
+        )
         text = b.evaluate(f"{panel}.innerText")
         assert "THREE CARD POKER PROGRESSIVE" in text  # the name, not TCP PROGRESSIVE
         assert "ACE KING QUEEN OF SPADES WINS 100% OF METER" in text
