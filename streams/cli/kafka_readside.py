@@ -50,10 +50,11 @@ def add_parser(kafka: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     """Run the read side; 2 with one line for a mistake in the options or the deployment."""
-    from streams.scaleout.readside.app import run  # noqa: PLC0415  # faust only for readside
+    from streams.scaleout.readside.app import provision_topics, run  # noqa: PLC0415  # faust
 
     try:
         settings = settings_from(args)
+        provision_topics(settings)
     except (JackpotError, UsageError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

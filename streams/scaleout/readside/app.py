@@ -29,8 +29,9 @@ from typing import Any
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
+from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import active
-from streams.adapters.kafka.topics import THIRTY_DAYS_MS, TopicNames, TopicSpec, provision
+from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
 from streams.codec import DEDUPE_HEADER
 from streams.scaleout.readside.aggregate import DaySpec
@@ -82,11 +83,15 @@ class ReadSideSettings:
     @property
     def app_id(self) -> str:
         """The faust app id: the consumer group and the changelog's prefix."""
-        return self.group or f"{self.prefix}-readside"
+        return self.group or TopicNames(self.prefix).readside_id
 
     @property
     def alerts_topic(self) -> str:
-        return f"{self.prefix}.readside-alerts"
+        return TopicNames(self.prefix).readside_alerts
+
+    def topics(self) -> tuple[TopicSpec, ...]:
+        """The alerts topic and the changelog, as ``jackpot kafka provision`` makes them."""
+        return readside_specs(TopicNames(self.prefix), self.partitions, app_id=self.app_id)
 
 
 @dataclass
@@ -116,6 +121,10 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         topic_replication_factor=1,
         consumer_auto_offset_reset="earliest",
         table_cleanup_interval=3600.0,
+        # its topics are provisioned (`provision_topics`): faust creates none (it would ask the
+        # broker to, as it cannot always see an existing one, and the readside role may not)
+        topic_allow_declare=False,
+        topic_disable_leader=True,  # no on_leader timer: one topic less to provision and grant
         broker_session_timeout=6.0,
         broker_heartbeat_interval=2.0,
     )
@@ -172,12 +181,23 @@ async def _raise(topic: Any, alert: Alert) -> None:
     )
 
 
+def provision_topics(settings: ReadSideSettings) -> None:
+    """Create the read side's topics if missing (a no-op once ``jackpot kafka provision`` made
+    them). A user with the readside role may not create topics: StoreUnavailable saying so."""
+    try:
+        provision(settings.bootstrap, settings.topics())
+    except StoreUnavailable as exc:
+        msg = (
+            f"{exc}; the read side's topics are made by `jackpot kafka provision --prefix "
+            f"{settings.prefix}` as the admin (the readside role may not create topics)"
+        )
+        raise StoreUnavailable(msg) from exc
+
+
 def run(settings: ReadSideSettings) -> int:
     """Run until SIGTERM or SIGINT (mode's worker handles both: it stops the agent, flushes the
     changelog and commits, then returns); the exit code. faust's data directory is a temporary
     one, removed at the end (the tables live in memory and in their changelog)."""
-    alerts = settings.alerts_topic
-    provision(settings.bootstrap, [TopicSpec(alerts, 1, {"retention.ms": THIRTY_DAYS_MS})])
     with tempfile.TemporaryDirectory(prefix="jackpot-readside-") as datadir:
         loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
         asyncio.set_event_loop(loop)
