@@ -53,6 +53,7 @@ class ReadSide:
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.starts = 0
+        self.extra: list[str] = []  # more options (e.g. --redis)
 
     def start(self) -> None:
         self.starts += 1
@@ -60,7 +61,7 @@ class ReadSide:
         log = (self.folder / f"readside-{self.starts}.log").open("wb")
         command = [sys.executable, "-m", "streams.cli", "kafka", "readside"]
         command += ["--bootstrap", self.bootstrap, "--prefix", self.names.prefix]
-        command += ["--metrics-port", str(self.port), "--tick", "1"]
+        command += ["--metrics-port", str(self.port), "--tick", "1", *self.extra]
         self.process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         log.close()
 

@@ -33,10 +33,12 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
+from streams.adapters.redis.read_model import RedisReadModel
 from streams.codec import DEDUPE_HEADER
 from streams.scaleout.readside.aggregate import DaySpec
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
+from streams.scaleout.readside.publish import BoardPublisher
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +81,10 @@ class ReadSideSettings:
     tick_s: float = 5.0
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
+    #: where the surveillance page's board goes (`publish`); "" = nowhere
+    redis_url: str = ""
+    redis_prefix: str = "jackpot"
+    redis_password: str | None = None
 
     @property
     def app_id(self) -> str:
@@ -102,6 +108,7 @@ class ReadSide:
     aggregator: Aggregator
     surveillance: Surveillance
     metrics: ReadSideMetrics
+    publisher: BoardPublisher | None = None
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
@@ -158,12 +165,32 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
             await _raise(alerts, alert)
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
 
+    publisher = _publisher(settings)
+
     @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
     async def review() -> None:
         await review_now()  # the metrics, and hours that close while partitions are idle
+        if publisher is not None:  # the page's board, from what the review read
+            whole = owns_every_partition(app, events.get_topic_name(), settings.partitions)
+            await publisher.publish_async(surveillance, complete=whole)
 
     _ = (aggregate, review)
-    return ReadSide(app, aggregator, surveillance, metrics)
+    return ReadSide(app, aggregator, surveillance, metrics, publisher)
+
+
+def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
+    if not settings.redis_url:
+        return None
+    model = RedisReadModel(
+        settings.redis_url, prefix=settings.redis_prefix, password=settings.redis_password
+    )
+    return BoardPublisher(model)
+
+
+def owns_every_partition(app: Any, topic: str, partitions: int) -> bool:
+    """Whether this process is assigned every partition of ``topic`` now."""
+    assigned = {tp.partition for tp in app.consumer.assignment() if tp.topic == topic}
+    return len(assigned) == partitions
 
 
 async def _raise(topic: Any, alert: Alert) -> None:
@@ -210,4 +237,7 @@ def run(settings: ReadSideSettings) -> int:
             worker.execute_from_commandline()
         except SystemExit as exc:
             return exc.code if isinstance(exc.code, int) else 1
+        finally:
+            if side.publisher is not None:
+                side.publisher.close()
     return 0  # pragma: no cover - execute_from_commandline always raises SystemExit

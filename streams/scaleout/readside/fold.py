@@ -138,6 +138,9 @@ class Surveillance:
     checked: set[tuple[str, str]] = field(default_factory=set)
     alerting: dict[str, str] = field(default_factory=dict)  # table -> reason of its last hour
     snapshot: ReadSideSnapshot = field(default_factory=ReadSideSnapshot)
+    #: the windows the last review read, summed over partitions (the page's board is made of them)
+    windows: dict[tuple[str, WindowKind, str], Tally] = field(default_factory=dict)
+    watermark: datetime | None = None  # the floor's event time at the last review
     restored: datetime | None = None  # the newest stored hour, until records are read
     #: the hour the floor watermark (less the grace) was in at the last call: [start, end)
     closing: tuple[datetime, datetime] = (
@@ -184,6 +187,7 @@ class Surveillance:
             self.checked.update(checked)
             self.alerting.update({alert.table_id: alert.reason for alert in found})
         self.snapshot = _snapshot(windows, self.alerting, watermark, aggregator.spec)
+        self.windows, self.watermark = windows, watermark
         return found
 
 
