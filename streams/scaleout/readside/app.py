@@ -10,6 +10,12 @@ topic, and a timer that refreshes the metrics and raises contribution-rate alert
   writes) before it commits offsets, so after a crash the state is at least as new as the
   committed offsets: the events redelivered are a suffix of each partition, and the aggregates
   skip every record at or below their key's mark (`aggregate.apply`).
+- **One owner.** A table's contributions arrive on its meters' partitions, so a process that
+  owns some partitions holds part of every table's hour. The alert judges hours only while this
+  process owns every partition of the events topic (`Ownership`); otherwise it logs so once,
+  sets ``jackpot_readside_owns_every_partition`` to 0 and publishes the page's board marked
+  incomplete. The aggregates stay exact either way (each key is written from its own
+  partition); the deployment runs one replica (docs/kafka.md, "Read side").
 - **Windows.** One plain faust Table (changelog ``<app>-aggregates-changelog``, as many
   partitions as the events topic) keyed ``table|h|hour|partition`` and ``table|d|day|partition``:
   faust's own windowed tables cut windows on the epoch (no gaming day starting 06:00 local) and
@@ -160,8 +166,12 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
             if outcome == "applied" and surveillance.due(aggregator):
                 await review_now()  # an hour closed: checked now, even while catching up
 
+    ownership = Ownership(events.get_topic_name(), settings.partitions)
+
     async def review_now() -> None:
-        for alert in surveillance.review(aggregator):
+        whole = ownership.check(app)
+        metrics.whole.set(1 if whole else 0)
+        for alert in surveillance.review(aggregator, judge=whole):
             await _raise(alerts, alert)
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
 
@@ -171,8 +181,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     async def review() -> None:
         await review_now()  # the metrics, and hours that close while partitions are idle
         if publisher is not None:  # the page's board, from what the review read
-            whole = owns_every_partition(app, events.get_topic_name(), settings.partitions)
-            await publisher.publish_async(surveillance, complete=whole)
+            await publisher.publish_async(surveillance, complete=ownership.whole)
 
     _ = (aggregate, review)
     return ReadSide(app, aggregator, surveillance, metrics, publisher)
@@ -187,10 +196,37 @@ def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
     return BoardPublisher(model)
 
 
-def owns_every_partition(app: Any, topic: str, partitions: int) -> bool:
-    """Whether this process is assigned every partition of ``topic`` now."""
-    assigned = {tp.partition for tp in app.consumer.assignment() if tp.topic == topic}
-    return len(assigned) == partitions
+@dataclass
+class Ownership:
+    """Whether this process owns every partition of the events topic: the alert is exact only
+    then (a table's contributions come on its meters' partitions, so each process of several
+    holds part of every table's hour and would judge it on part of the data). The deployment
+    runs one replica; should two run, each says so once and holds its alerts until one of them
+    owns every partition again (module docstring)."""
+
+    topic: str
+    partitions: int
+    whole: bool = False
+    said: str = ""
+
+    def check(self, app: Any) -> bool:
+        """Ask faust for the assignment now; log a change (nothing before the first)."""
+        owned = len({tp.partition for tp in app.consumer.assignment() if tp.topic == self.topic})
+        self.whole = owned == self.partitions
+        state = "" if owned == 0 else "whole" if self.whole else f"{owned}"
+        if state and state != self.said:
+            if self.whole:
+                logger.info("readside: owns every partition of %s: alerts judged", self.topic)
+            else:
+                logger.warning(PARTIAL, owned, self.partitions, self.topic)
+            self.said = state
+        return self.whole
+
+
+PARTIAL = (
+    "readside: assigned %d of %d partitions of %s: contribution-rate alerts are held until one "
+    "read side owns them all (run one replica)"
+)
 
 
 async def _raise(topic: Any, alert: Alert) -> None:

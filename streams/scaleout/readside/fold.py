@@ -159,10 +159,16 @@ class Surveillance:
         self.closing = (start, start + HOUR)
         return True
 
-    def review(self, aggregator: Aggregator, idle_s: float = 60.0) -> list[Alert]:
+    def review(
+        self, aggregator: Aggregator, idle_s: float = 60.0, *, judge: bool = True
+    ) -> list[Alert]:
         """Refresh the snapshot from the store; the alerts of hours that closed since (none
         before this process has read records: it cannot tell which hours all partitions
         passed, and the hours before were reviewed by its predecessor).
+
+        ``judge`` False (this process does not own every partition, so it holds part of each
+        table's hour): no hour is checked; a later review that judges checks the hours that
+        closed meanwhile, as far back as the hours it reads (about two hours of event time).
 
         Only the windows the alert can still need are read: the hours from ``history + 2``
         before the watermark (the grace too), and the gaming days from the day before; hours
@@ -177,7 +183,7 @@ class Surveillance:
         windows = totals(aggregator.stored(since))
         hourly = {(t, start): tally for (t, kind, start), tally in windows.items() if kind == "h"}
         found: list[Alert] = []
-        if watermark is not None and since is not None:
+        if judge and watermark is not None and since is not None:
             oldest = iso(since)
             self.checked = {key for key in self.checked if key[1] >= oldest}
             done, first = frozenset(self.checked), iso(since + HOUR * self.band.history)
