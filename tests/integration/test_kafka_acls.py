@@ -334,6 +334,8 @@ def test_the_read_side_runs_under_its_role_and_is_refused_outside_it(
     assert other.stderr.count("\n") == 1, other.stderr
     assert "x-other-aggregates-changelog" in other.stderr
     assert "jackpot kafka provision" in other.stderr
+    # its alerts topic it may write (faust's producer at least once: not idempotent), events not
+    assert produce_one(broker, "readside", names.readside_alerts, idempotent=False) is None
     forged = produce_one(broker, "readside", names.events, idempotent=False)
     assert forged == "TOPIC_AUTHORIZATION_FAILED"
     refused = first_record(broker, "readside", names.table_events, names.readside_id)
