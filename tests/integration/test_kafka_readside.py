@@ -277,7 +277,6 @@ def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
             assert time.monotonic() < deadline + 90, first.logs() + second.logs()
             time.sleep(0.2)
         assert (first.metric(whole), second.metric(whole)) == (0.0, 0.0)
-        assert first.said("owns every partition of")  # before the second came
         assert first.process is not None
         first.process.send_signal(signal.SIGTERM)  # leaves: the second takes every partition
         assert first.process.wait(timeout=10) == 0, first.logs()
