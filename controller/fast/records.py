@@ -12,9 +12,10 @@ from dataclasses import fields
 
 from immutables import Map
 
+from controller.fast.shapes import ContributionLike, DecisionLike, OpenedLike, WagerLike
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
-from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced
+from controller.model.table_events import DecisionMade, WagerPlaced
 
 _ROUND_FIELDS = frozenset(
     {"round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids"}
@@ -60,8 +61,8 @@ class Round:
         self.round_id = round_id
         self.game = game
         self.phase = phase
-        self.wagers: list[WagerPlaced] = []
-        self.decisions: list[DecisionMade] = []
+        self.wagers: list[WagerLike] = []
+        self.decisions: list[DecisionLike] = []
         self.contributions: list[tuple[str, int, int]] = []
         self.event_ids = event_ids
         self.antes: dict[int, int] = {}
@@ -69,7 +70,7 @@ class Round:
         self.actions: dict[int, list[str]] = {}
 
     @staticmethod
-    def opened(event: RoundOpened) -> Round:
+    def opened(event: OpenedLike) -> Round:
         """The round `controller.rules.table_state` starts for ``event``."""
         return Round(event.round_id, event.game, "open", {event.event_id})
 
@@ -84,14 +85,14 @@ class Round:
         out.contributions = list(state.contributions)
         return out
 
-    def add_wager(self, wager: WagerPlaced) -> None:
+    def add_wager(self, wager: WagerLike) -> None:
         """Append a wager (the first Ante of a seat is its ante, as `check_decision` reads it)."""
         self.wagers.append(wager)
         self.placed.add((wager.seat, wager.wager, wager.on))
         if wager.wager == "ante" and wager.seat not in self.antes:
             self.antes[wager.seat] = wager.amount_cents
 
-    def add_decision(self, decision: DecisionMade) -> None:
+    def add_decision(self, decision: DecisionLike) -> None:
         """Append a decision."""
         self.decisions.append(decision)
         actions = self.actions.get(decision.seat)
@@ -106,11 +107,46 @@ class Round:
             round_id=self.round_id,
             game=self.game,
             phase=self.phase,
-            wagers=tuple(self.wagers),
-            decisions=tuple(self.decisions),
+            wagers=tuple(map(_frozen_wager, self.wagers)),
+            decisions=tuple(map(_frozen_decision, self.decisions)),
             contributions=tuple(self.contributions),
             event_ids=frozenset(self.event_ids),
         )
+
+
+def _frozen_wager(wager: WagerLike) -> WagerPlaced:
+    """The frozen event of a wager kept as a lighter record (or the event itself)."""
+    if isinstance(wager, WagerPlaced):
+        return wager
+    return WagerPlaced(
+        event_id=wager.event_id,
+        table_id=wager.table_id,
+        round_id=wager.round_id,
+        seq=wager.seq,
+        occurred_at=wager.occurred_at,
+        seat=wager.seat,
+        wager=wager.wager,
+        amount_cents=int(wager.amount_cents),
+        on=wager.on,
+    )
+
+
+def _frozen_decision(decision: DecisionLike) -> DecisionMade:
+    """The frozen event of a decision kept as a lighter record (or the event itself)."""
+    if isinstance(decision, DecisionMade):
+        return decision
+    amount = decision.amount_cents
+    return DecisionMade(
+        event_id=decision.event_id,
+        table_id=decision.table_id,
+        round_id=decision.round_id,
+        seq=decision.seq,
+        occurred_at=decision.occurred_at,
+        seat=decision.seat,
+        action=decision.action,
+        amount_cents=None if amount is None else int(amount),
+        discards=tuple(decision.discards),
+    )
 
 
 class Table:
@@ -179,7 +215,7 @@ class Meter:
         self.mystery_salt = state.mystery_salt
         self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
 
-    def contribute(self, event: ContributionRecorded) -> None:
+    def contribute(self, event: ContributionLike) -> None:
         """`evolve_meter` for a `ContributionRecorded` (a part above a ceiling carried in the
         overflow or diverted to another meter, as the event says)."""
         primary, reserve, round_id = event.primary_sub, event.reserve_sub, event.round_id

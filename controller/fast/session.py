@@ -25,6 +25,7 @@ from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
 from controller.fast.records import KNOWN_SHAPES, Meter, Round, Table
+from controller.fast.shapes import ContributionLike
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
@@ -253,7 +254,7 @@ class Session:
         meter.seq = event.meter_seq
         self.dirty_meters.add(event.meter_id)
 
-    def apply_contribution(self, event: ContributionRecorded) -> None:
+    def apply_contribution(self, event: ContributionLike) -> None:
         """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
         self.meter_or_new(event.meter_id).contribute(event)
         self.dirty_meters.add(event.meter_id)

@@ -11,24 +11,29 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 try:  # the fast JSON reader; the base install reads with json alone
     import msgspec
 
+    from streams.codec import records
     from streams.codec.log_decode import fast_decode
 except ModuleNotFoundError:  # pragma: no cover - exercised by the wheel check without extras
     msgspec = None  # type: ignore[assignment]
     fast_decode = None  # type: ignore[assignment]
+    records = None  # type: ignore[assignment]
 
 from controller.codec import event_from_dict, event_to_dict
 from controller.fast import Session
+from controller.fast.records import KNOWN_SHAPES
 from controller.floor import evolve_many
 from controller.model.errors import InvalidEvent
 from controller.model.events import Event
 from controller.model.state import FloorState
-from streams.ports import EventLog
+from streams.ports import EventLog, StoredRecord
 
 #: The header (Kafka) or column (SQLite) holding a record's deterministic dedupe id.
 DEDUPE_HEADER = "dedupe_id"
@@ -129,12 +134,41 @@ def fold_log(
     return session.state(), position
 
 
-def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
-    """Apply the log's records after ``after`` to ``session``; the position it then reflects."""
-    position, apply = after, session.apply
+class RecordSource(Protocol):
+    """What a fold reads of a log (`EventLog.read`)."""
+
+    def read(self, after: int = 0) -> Iterable[StoredRecord]:
+        """Records after ``after``, in order."""
+        ...
+
+
+def fold_into(session: Session, log: RecordSource, after: int = 0) -> int:
+    """Apply the log's records after ``after`` to ``session``; the position it then reflects.
+    The hot records go straight into the session's records (`streams.codec.records`), the
+    rest through `decode` and `Session.apply`."""
     read = decode if fast_decode is None else partial(fast_decode, reference=decode)
+    if records is not None and records.SHAPES_MATCH and KNOWN_SHAPES:
+        return _fold_records(session, log, after, read)
+    position, apply = after, session.apply
     for record in log.read(after=after):
         apply(read(record.payload))
+        position = record.position
+    return position
+
+
+def _fold_records(
+    session: Session, log: RecordSource, after: int, read: Callable[[bytes], Event]
+) -> int:
+    position, apply = after, session.apply
+    read_record, appliers, refused = records.read_record, records.APPLIERS, msgspec.DecodeError
+    for record in log.read(after=after):
+        payload = record.payload
+        try:
+            struct = read_record(payload)
+        except refused:  # not a hot record, or not one this reader vouches for: `decode`'s
+            apply(read(payload))
+        else:
+            appliers[type(struct)](session, struct)
         position = record.position
     return position
 
