@@ -27,6 +27,7 @@ from controller.model.events import (
     MeterSeeded,
     ProgressiveHit,
 )
+from controller.model.state import RoundPhase
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -58,11 +59,16 @@ def apply_opened(s: Session, e: OpenedLike) -> bool:
 
 
 def apply_wager(s: Session, e: WagerLike) -> bool:
-    """`evolve_table` of a `WagerPlaced`: the current round (whichever it is) keeps it."""
-    current = _table(s, e).round
+    """`evolve_table` of a `WagerPlaced`: the current round (whichever it is) keeps it. Written
+    out (not through `_table`): half the records of a replay are wagers."""
+    table_id = e.table_id
+    table = s.tables.get(table_id) or s.table(table_id) or s.new_table(table_id)
+    table.last_seq = e.seq
+    s.dirty_tables.add(table_id)
+    current = table.round
     if current is not None:
         current.event_ids.add(e.event_id)
-        current.add_wager(e)
+        current.wagers.append(e)
     return True
 
 
@@ -71,34 +77,32 @@ def apply_decision(s: Session, e: DecisionLike) -> bool:
     current = _table(s, e).round
     if current is not None:
         current.event_ids.add(e.event_id)
-        current.add_decision(e)
+        current.decisions.append(e)
     return True
+
+
+def _phase(s: Session, e: TableRecord, phase: RoundPhase) -> None:
+    current = _table(s, e).round
+    if current is not None:
+        current.event_ids.add(e.event_id)
+        current.phase = phase
 
 
 def apply_locked(s: Session, e: TableRecord) -> bool:
     """`evolve_table` of a `WagersLocked`."""
-    current = _table(s, e).round
-    if current is not None:
-        current.event_ids.add(e.event_id)
-        current.phase = "locked"
+    _phase(s, e, "locked")
     return True
 
 
 def apply_settled(s: Session, e: TableRecord) -> bool:
     """`evolve_table` of a `RoundSettled` (the cards stay in the log, not in the state)."""
-    current = _table(s, e).round
-    if current is not None:
-        current.event_ids.add(e.event_id)
-        current.phase = "settled"
+    _phase(s, e, "settled")
     return True
 
 
 def apply_voided(s: Session, e: TableRecord) -> bool:
     """`evolve_table` of a `RoundVoided` (its reversals are events of their own)."""
-    current = _table(s, e).round
-    if current is not None:
-        current.event_ids.add(e.event_id)
-        current.phase = "voided"
+    _phase(s, e, "voided")
     return True
 
 

@@ -112,9 +112,9 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, e.wager)
     ):
         return None
-    if (e.seat, e.wager, on) in current.placed:
+    if (e.seat, e.wager, on) in current.indexed().placed:
         return None
-    current.add_wager(e)
+    current.wagers.append(e)
     _accept(s, table, current, e)
     return (e,)
 
@@ -179,7 +179,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     _, table, current = head
     rules = GAMES.get(current.game)
-    ante = current.antes.get(e.seat)
+    ante = current.indexed().antes.get(e.seat)
     action = e.action
     if current.phase != "locked" or rules is None or ante is None:
         return None
@@ -199,7 +199,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.add_decision(e)
+    current.decisions.append(e)
     _accept(s, table, current, e)
     return (e,)
 

@@ -42,9 +42,12 @@ _CONTRIBUTION_FIELDS = frozenset(
 
 class Round:
     """A round in play. ``antes``, ``placed`` and ``actions`` index the wagers and decisions so
-    the hot checks need no scan; they are derived, never frozen."""
+    the hot checks need no scan; they are derived, never frozen, and brought up to date only when
+    a check reads them (`indexed`): a replay appends wagers and decisions and never checks."""
 
     __slots__ = (
+        "_decisions_seen",
+        "_wagers_seen",
         "actions",
         "antes",
         "contributions",
@@ -68,6 +71,8 @@ class Round:
         self.antes: dict[int, int] = {}
         self.placed: set[tuple[int, str, str]] = set()
         self.actions: dict[int, list[str]] = {}
+        self._wagers_seen = 0
+        self._decisions_seen = 0
 
     @staticmethod
     def opened(event: OpenedLike) -> Round:
@@ -78,28 +83,29 @@ class Round:
     def thaw(state: RoundState) -> Round:
         """A mutable copy of ``state``."""
         out = Round(state.round_id, state.game, state.phase, set(state.event_ids))
-        for wager in state.wagers:
-            out.add_wager(wager)
-        for decision in state.decisions:
-            out.add_decision(decision)
+        out.wagers = list(state.wagers)
+        out.decisions = list(state.decisions)
         out.contributions = list(state.contributions)
         return out
 
-    def add_wager(self, wager: WagerLike) -> None:
-        """Append a wager (the first Ante of a seat is its ante, as `check_decision` reads it)."""
-        self.wagers.append(wager)
-        self.placed.add((wager.seat, wager.wager, wager.on))
-        if wager.wager == "ante" and wager.seat not in self.antes:
-            self.antes[wager.seat] = wager.amount_cents
-
-    def add_decision(self, decision: DecisionLike) -> None:
-        """Append a decision."""
-        self.decisions.append(decision)
-        actions = self.actions.get(decision.seat)
-        if actions is None:
-            self.actions[decision.seat] = [decision.action]
-        else:
-            actions.append(decision.action)
+    def indexed(self) -> Round:
+        """This round, its indexes brought up to its wagers and decisions: ``placed`` holds
+        each wager's (seat, wager, on), ``antes`` each seat's first Ante (as `check_decision`
+        reads it), ``actions`` each seat's actions in order."""
+        wagers, decisions = self.wagers, self.decisions
+        if self._wagers_seen < len(wagers):
+            placed, antes = self.placed, self.antes
+            for wager in wagers[self._wagers_seen :]:
+                placed.add((wager.seat, wager.wager, wager.on))
+                if wager.wager == "ante" and wager.seat not in antes:
+                    antes[wager.seat] = wager.amount_cents
+            self._wagers_seen = len(wagers)
+        if self._decisions_seen < len(decisions):
+            actions = self.actions
+            for decision in decisions[self._decisions_seen :]:
+                actions.setdefault(decision.seat, []).append(decision.action)
+            self._decisions_seen = len(decisions)
+        return self
 
     def freeze(self) -> RoundState:
         """The frozen round."""

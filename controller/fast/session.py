@@ -256,14 +256,15 @@ class Session:
 
     def apply_contribution(self, event: ContributionLike) -> None:
         """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
-        self.meter_or_new(event.meter_id).contribute(event)
-        self.dirty_meters.add(event.meter_id)
-        table = self.table(event.table_id)
+        meter_id, table_id = event.meter_id, event.table_id
+        (self.meters.get(meter_id) or self.meter_or_new(meter_id)).contribute(event)
+        self.dirty_meters.add(meter_id)
+        table = self.tables.get(table_id) or self.table(table_id)
         if table is not None and table.round is not None:
             current: Round = table.round
             if current.round_id == event.round_id:
                 current.contributions.append((event.meter_id, event.primary_sub, event.reserve_sub))
-                self.dirty_tables.add(event.table_id)
+                self.dirty_tables.add(table_id)
 
     # -- the reference, for everything not hot ---------------------------------------------------
 

@@ -7,22 +7,22 @@ nothing else of the rest (`controller.fast.shapes`). msgspec decodes each such r
 C call into a struct holding exactly the event's fields (same names, same types, same defaults;
 `SHAPES_MATCH` checks it when this module loads), checking what `streams.codec.decode` checks:
 every required field present and of its declared type, a bool is no int, unknown keys ignored,
-an amount of `controller.model.money.parse_cents`'s shape (its value read when used, remembered
-per text). A record this reader refuses, for whatever reason, is read by `decode` as before: the
-reader only ever accepts records `decode` accepts, with the same values
-(``tests/streams/codec/test_records.py``).
+an amount one that `controller.model.money.parse_cents` accepts (remembered per text). A record
+this reader refuses, for whatever reason, is read by `decode` as before: the reader only ever
+accepts records `decode` accepts, with the same values (``tests/streams/codec/test_records.py``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import MISSING, fields
-from typing import Annotated, Any
+from typing import Any
 
 import msgspec
 
 from controller.fast import apply
 from controller.fast.session import Session
+from controller.model.errors import InvalidEvent
 from controller.model.events import ContributionRecorded, FixedAwarded
 from controller.model.money import parse_cents
 from controller.model.table_events import (
@@ -35,43 +35,56 @@ from controller.model.table_events import (
 
 _CENTS: dict[str, int] = {}
 _CENTS_KEPT = 4_096  # a log holds a few distinct amounts; a hostile one cannot grow this
-#: `parse_cents`'s shape (`_AMOUNT`, matched whole) without its one refused value "0.00": checked
-#: by msgspec while decoding, so a record with any other amount is refused by this reader.
-AMOUNT = r"^(?!0\.00\Z)(?:0|[1-9][0-9]{0,11})\.[0-9]{2}\Z"
-Amount = Annotated[str, msgspec.Meta(pattern=AMOUNT)]
 
 
 def cents(text: str) -> int:
-    """`parse_cents` of an amount the reader accepted, remembered per text."""
+    """`parse_cents` of ``text``, remembered per text; ValueError for what it refuses (msgspec
+    then refuses the record, and `decode` reads it and raises `parse_cents`'s own error)."""
     value = _CENTS.get(text)
     if value is None:
-        value = parse_cents(text)
+        try:
+            value = parse_cents(text)
+        except InvalidEvent as refused:
+            raise ValueError(str(refused)) from None
         if len(_CENTS) < _CENTS_KEPT:
             _CENTS[text] = value
     return value
 
 
-class _Head(msgspec.Struct, tag_field="type", frozen=True, gc=False):
-    event_id: str
-    table_id: str
-    round_id: str
-    seq: int
-    occurred_at: str
+class _Record(msgspec.Struct, tag_field="type", frozen=True, gc=False):
+    """The fields of each record below are in the order the log writes its keys (sorted):
+    msgspec then finds each next key where it expects it. Each is keyword-only, so that order is
+    free of where the defaults fall. Nothing here refers back to anything: no cycles to collect."""
 
 
-class Opened(_Head, tag="round_opened", frozen=True, gc=False):
+class Opened(_Record, tag="round_opened", frozen=True, kw_only=True):
     """A `RoundOpened`."""
 
+    event_id: str
     game: str
+    occurred_at: str
+    round_id: str
+    seq: int
+    table_id: str
 
 
-class Wager(_Head, tag="wager_placed", frozen=True, gc=False):
+class Wager(_Record, tag="wager_placed", frozen=True, kw_only=True):
     """A `WagerPlaced` (its ``amount`` the contract's text; ``amount_cents`` its value)."""
 
-    seat: int
-    wager: str
-    amount: Amount
+    amount: str
+    event_id: str
+    occurred_at: str
     on: str = "own"
+    round_id: str
+    seat: int
+    seq: int
+    table_id: str
+    wager: str
+
+    def __post_init__(self) -> None:
+        """The amount is checked as it is read (a known text is a dict hit)."""
+        if self.amount not in _CENTS:
+            cents(self.amount)
 
     @property
     def amount_cents(self) -> int:
@@ -79,13 +92,23 @@ class Wager(_Head, tag="wager_placed", frozen=True, gc=False):
         return cents(self.amount)
 
 
-class Decision(_Head, tag="decision", frozen=True, gc=False):
+class Decision(_Record, tag="decision", frozen=True, kw_only=True):
     """A `DecisionMade` (its ``amount`` the contract's text; ``amount_cents`` its value)."""
 
-    seat: int
     action: str
-    amount: Amount | None = None
+    amount: str | None = None
     discards: tuple[str, ...] = ()
+    event_id: str
+    occurred_at: str
+    round_id: str
+    seat: int
+    seq: int
+    table_id: str
+
+    def __post_init__(self) -> None:
+        """The amount, if any, is checked as it is read."""
+        if self.amount is not None and self.amount not in _CENTS:
+            cents(self.amount)
 
     @property
     def amount_cents(self) -> int | None:
@@ -93,19 +116,30 @@ class Decision(_Head, tag="decision", frozen=True, gc=False):
         return None if self.amount is None else cents(self.amount)
 
 
-class Locked(_Head, tag="wagers_locked", frozen=True, gc=False):
+class Locked(_Record, tag="wagers_locked", frozen=True, kw_only=True):
     """A `WagersLocked`."""
 
+    event_id: str
+    occurred_at: str
+    round_id: str
+    seq: int
+    table_id: str
 
-class Settled(_Head, tag="round_settled", frozen=True, gc=False):
+
+class Settled(_Record, tag="round_settled", frozen=True, kw_only=True):
     """A `RoundSettled`: read whole, so a malformed one is refused as `decode` refuses it."""
 
-    seats: dict[str, tuple[str, ...]]
-    dealer: tuple[str, ...] = ()
-    community: tuple[str, ...] = ()
-    random_seat: str | None = None
-    magic_card: str | None = None
     bonus_card: str | None = None
+    community: tuple[str, ...] = ()
+    dealer: tuple[str, ...] = ()
+    event_id: str
+    magic_card: str | None = None
+    occurred_at: str
+    random_seat: str | None = None
+    round_id: str
+    seats: dict[str, tuple[str, ...]]
+    seq: int
+    table_id: str
 
     def __post_init__(self) -> None:
         """`_seat_cards` wants seat numbers; anything but ASCII digits is left to `decode`."""
@@ -115,41 +149,39 @@ class Settled(_Head, tag="round_settled", frozen=True, gc=False):
                 raise ValueError(msg)
 
 
-class Contribution(
-    msgspec.Struct, tag_field="type", tag="contribution_recorded", frozen=True, gc=False
-):
+class Contribution(_Record, tag="contribution_recorded", frozen=True, kw_only=True):
     """A `ContributionRecorded`."""
 
+    divert_to: str = ""
+    diverted_sub: int = 0
     meter_id: str
-    table_id: str
-    round_id: str
-    seat: int
-    wager: str
-    on: str
-    wager_cents: int
-    primary_sub: int
-    reserve_sub: int
     meter_seq: int
     occurred_at: str
+    on: str
     overflow_sub: int = 0
-    diverted_sub: int = 0
-    divert_to: str = ""
-
-
-class Fixed(msgspec.Struct, tag_field="type", tag="fixed_awarded", frozen=True, gc=False):
-    """A `FixedAwarded`."""
-
-    meter_id: str
-    table_id: str
+    primary_sub: int
+    reserve_sub: int
     round_id: str
     seat: int
+    table_id: str
     wager: str
-    on: str
-    hand: str
-    cards: tuple[str, ...]
+    wager_cents: int
+
+
+class Fixed(_Record, tag="fixed_awarded", frozen=True, kw_only=True):
+    """A `FixedAwarded`."""
+
     amount_cents: int
-    occurred_at: str
+    cards: tuple[str, ...]
+    hand: str
     hit_id: str = ""
+    meter_id: str
+    occurred_at: str
+    on: str
+    round_id: str
+    seat: int
+    table_id: str
+    wager: str
 
 
 Record = Opened | Wager | Decision | Locked | Settled | Contribution | Fixed
@@ -183,11 +215,12 @@ def _same_shape(struct: type[Any], event: type) -> bool:
     fills the dataclass's defaults) the same defaults too. A table event's contract defaults are
     `from_contract`'s, written out in the structs above."""
     ours, theirs = _struct_fields(struct), _event_fields(event)
-    if issubclass(struct, _Head):
+    if struct in _TABLE_EVENTS:
         return ours.keys() == theirs.keys()
     return ours == theirs
 
 
+_TABLE_EVENTS = (Opened, Wager, Decision, Locked, Settled)
 #: Whether every struct holds exactly its event's fields. A field added to an event (another part
 #: of the rules) turns this reader off until it learns the field.
 SHAPES_MATCH = all(_same_shape(s, e) for s, e, _ in _PLAN)
