@@ -114,8 +114,16 @@ def apply_fixed(s: Session, e: FixedLike) -> bool:
 
 
 def apply_contribution(s: Session, e: ContributionLike) -> bool:
-    """`evolve` of a `ContributionRecorded`."""
-    s.apply_contribution(e)
+    """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
+    meter_id, table_id = e.meter_id, e.table_id
+    (s.meters.get(meter_id) or s.meter_or_new(meter_id)).contribute(e)
+    s.dirty_meters.add(meter_id)
+    table = s.tables.get(table_id) or s.table(table_id)
+    if table is not None:
+        current = table.round
+        if current is not None and current.round_id == e.round_id:
+            current.contributions.append((meter_id, e.primary_sub, e.reserve_sub))
+            s.dirty_tables.add(table_id)
     return True
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.fast.apply import apply_contribution
 from controller.fast.records import Round, Table
 from controller.fast.settle import settle
 from controller.fast.tables import TableFacts
@@ -168,7 +169,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     current.phase = "locked"
     _accept(s, table, current, e)
     for event in out[1:]:
-        s.apply_contribution(event)  # type: ignore[arg-type]  # built above
+        apply_contribution(s, event)  # type: ignore[arg-type]  # built above
     return tuple(out)
 
 

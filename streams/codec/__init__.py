@@ -159,7 +159,7 @@ def fold_into(session: Session, log: RecordSource, after: int = 0) -> int:
 def _fold_records(
     session: Session, log: RecordSource, after: int, read: Callable[[bytes], Event]
 ) -> int:
-    position, apply = after, session.apply
+    apply, record = session.apply, None
     read_record, appliers, refused = records.read_record, records.APPLIERS, msgspec.DecodeError
     for record in log.read(after=after):
         payload = record.payload
@@ -169,8 +169,7 @@ def _fold_records(
             apply(read(payload))
         else:
             appliers[type(struct)](session, struct)
-        position = record.position
-    return position
+    return after if record is None else record.position
 
 
 def fold_log_by_reference(

@@ -206,3 +206,10 @@ class _Prefix:
 
     def read(self, after: int = 0) -> list[StoredRecord]:
         return self._records[after:]
+
+
+@pytest.mark.parametrize("after", [0, 7])
+def test_a_fold_of_nothing_new_stays_where_it_was(after: int) -> None:
+    session = Session()
+    assert fold_into(session, _Prefix(MemoryLog(), 0), after) == after
+    assert session.state() == Session().state()
