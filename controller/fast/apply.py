@@ -66,8 +66,7 @@ def apply_wager(s: Session, e: WagerLike) -> bool:
     table.last_seq = e.seq
     s.dirty_tables.add(table_id)
     current = table.round
-    if current is not None:
-        current.event_ids.add(e.event_id)
+    if current is not None:  # its id joins ``event_ids`` when they are read (`Round.indexed`)
         current.wagers.append(e)
     return True
 
@@ -75,8 +74,7 @@ def apply_wager(s: Session, e: WagerLike) -> bool:
 def apply_decision(s: Session, e: DecisionLike) -> bool:
     """`evolve_table` of a `DecisionMade`."""
     current = _table(s, e).round
-    if current is not None:
-        current.event_ids.add(e.event_id)
+    if current is not None:  # its id joins ``event_ids`` when they are read (`Round.indexed`)
         current.decisions.append(e)
     return True
 

@@ -54,7 +54,7 @@ def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
     if (
         current is None
         or current.round_id != e.round_id
-        or e.event_id in current.event_ids
+        or e.event_id in current.indexed().event_ids
         or e.seq <= table.last_seq
     ):
         return None
@@ -82,7 +82,7 @@ def decide_open(s: Session, e: RoundOpened) -> Answer:
         if e.seq <= table.last_seq or (
             current is not None
             and (
-                e.event_id in current.event_ids
+                e.event_id in current.indexed().event_ids
                 or current.phase in ("open", "locked")
                 or current.round_id == e.round_id
             )

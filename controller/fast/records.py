@@ -91,11 +91,14 @@ class Round:
     def indexed(self) -> Round:
         """This round, its indexes brought up to its wagers and decisions: ``placed`` holds
         each wager's (seat, wager, on), ``antes`` each seat's first Ante (as `check_decision`
-        reads it), ``actions`` each seat's actions in order."""
-        wagers, decisions = self.wagers, self.decisions
+        reads it), ``actions`` each seat's actions in order, and ``event_ids`` their ids (a
+        replay appends a wager or a decision without adding its id: read ``event_ids`` through
+        this)."""
+        wagers, decisions, ids = self.wagers, self.decisions, self.event_ids
         if self._wagers_seen < len(wagers):
             placed, antes = self.placed, self.antes
             for wager in wagers[self._wagers_seen :]:
+                ids.add(wager.event_id)
                 placed.add((wager.seat, wager.wager, wager.on))
                 if wager.wager == "ante" and wager.seat not in antes:
                     antes[wager.seat] = wager.amount_cents
@@ -103,6 +106,7 @@ class Round:
         if self._decisions_seen < len(decisions):
             actions = self.actions
             for decision in decisions[self._decisions_seen :]:
+                ids.add(decision.event_id)
                 actions.setdefault(decision.seat, []).append(decision.action)
             self._decisions_seen = len(decisions)
         return self
@@ -116,7 +120,7 @@ class Round:
             wagers=tuple(map(_frozen_wager, self.wagers)),
             decisions=tuple(map(_frozen_decision, self.decisions)),
             contributions=tuple(self.contributions),
-            event_ids=frozenset(self.event_ids),
+            event_ids=frozenset(self.indexed().event_ids),
         )
 
 
