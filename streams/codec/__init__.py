@@ -4,7 +4,9 @@ The embedded engine's SQLite log, the Kafka engine's topics, every reader (repla
 dump, the signage projector, the live pages) meet here and nowhere else: an event's bytes are
 `encode`'s, a record is read back by `decode`, its ordering key is `record_key`, and a log is
 folded by `fold_log`. A retry is compared with the stored payload byte for byte, so both engines
-must write the same bytes: that is why there is one module, not one per engine.
+must write the same bytes: that is why there is one package, not one per engine. Its modules:
+`log_decode` reads records fast to the same events as `decode`; `records` reads a replay's hot
+records into structs the session applies without building events (`fold_into` uses it).
 """
 
 from __future__ import annotations
