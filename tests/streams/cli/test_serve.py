@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import httpx
@@ -64,16 +64,35 @@ def serving(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path
             cwd=ROOT,
             stdout=sink,
             stderr=subprocess.STDOUT,
-            env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            # faulthandler: a server that hangs is asked (SIGABRT) where each thread stands
+            env=os.environ | {"PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"},
         )
     base = f"http://127.0.0.1:{port}"
     try:
         wait_ready(base, process, output)
         yield base, process, output
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
+        stop_serving(process, output)
+
+
+def stop_serving(process: subprocess.Popen[bytes], output: Path) -> None:
+    """SIGTERM, then 15 s. A server still up after that is a hang, not a slow stop: its threads'
+    stacks (faulthandler, on SIGABRT) go into the failure, after the test's own error if it had
+    one, and it is killed so no later test meets it (or its Popen's warning)."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    with suppress(subprocess.TimeoutExpired):
         process.wait(timeout=15)
+        return
+    process.send_signal(signal.SIGABRT)
+    with suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=5)
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    stacks = output.read_text(encoding="utf-8", errors="replace")[-6000:]
+    msg = f"jackpot serve did not stop within 15 s of SIGTERM; its last output:\n{stacks}"
+    raise AssertionError(msg)
 
 
 def wait_ready(base: str, process: subprocess.Popen[bytes], output: Path) -> None:
