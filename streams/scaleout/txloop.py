@@ -31,7 +31,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -44,6 +44,7 @@ from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import DEDUPE_HEADER, Output
 from streams.scaleout.ownership import Ownership
 from streams.scaleout.records import SourcePos, coalesced
+from streams.scaleout.shortcut import Shortcut
 from streams.scaleout.store import Lane, is_reserved, progress_key
 
 LOG = logging.getLogger("jackpot.kafka.worker")
@@ -88,11 +89,13 @@ class TxLoop:
         *,
         batch: int = 500,
         kill_after: int = 0,
+        shortcut: Shortcut | None = None,
     ) -> None:
         self._consumer, self._producer, self._metrics = consumer, producer, metrics
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
         self._started = 0.0  # when the last transaction began (monotonic)
+        self._shortcut = shortcut
         self.in_transaction = False
         self._committing: Committing[Batch] | None = None
         self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
@@ -160,7 +163,12 @@ class TxLoop:
             pos = SourcePos(topic, part, offset or 0, message.timestamp()[1])
             result = lane.process(record, text_key, as_bytes(message.value()), pos)
             batch.outcomes.setdefault(lane.name, []).append(result.outcome)
-            batch.outputs.setdefault(lane.name, []).extend(result.outputs)
+            outputs: Iterable[Output] = result.outputs
+            if self._shortcut is not None and lane.name == "round":
+                outputs = self._shortcut.outputs(
+                    batch, self.owned.states, part, outputs, pos.timestamp_ms
+                )
+            batch.outputs.setdefault(lane.name, []).extend(outputs)
             if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
                 pending[key_bytes] = result.record
             batch.progress[(topic, part)] = (offset or 0) + 1

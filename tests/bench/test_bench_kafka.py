@@ -73,3 +73,14 @@ def test_a_round_sent_during_the_warmup_is_not_counted() -> None:
     clock.read(where, 10.050, 1010.041)
     assert clock.latencies_ms == []
     assert clock.stages_ms == {}
+
+
+def test_a_round_whose_claims_were_applied_in_place_has_two_stages() -> None:
+    """No claim read on meter-claims: sent at wall 1010.000, contribution produced at 1010.021,
+    read at perf 10.030: 21 ms to the contribution, 9 to the read."""
+    where = ("tcp-1", "R000001")
+    clock = kafka_latency.Clock(Counter({where: 1}), epoch=1000.0)
+    clock.due[where] = 10.0
+    clock.read(where, 10.030, 1010.021)
+    stages = {name: gaps[0] for name, gaps in clock.stages_ms.items()}
+    assert stages == pytest.approx({"to_contribution": 21.0, "contribution_commit": 9.0})
