@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Message, TopicPartition
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
@@ -175,12 +175,19 @@ def reader(bootstrap: str, *topics: str) -> Consumer:
     return consumer
 
 
+def take(consumer: Consumer) -> list[Message]:
+    """What the reader has: the first record as soon as it comes (within 5 ms) and what is
+    queued with it (``consume`` alone would wait all of its timeout for a short batch)."""
+    first = consumer.poll(0.005)
+    return [] if first is None else [first, *consumer.consume(999, 0)]
+
+
 def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: str) -> None:
     """Until the pacer is done and `DRAIN_S` passed (or every round was seen); the records of
     ``claims`` (the meter-claims topic) mark when the round's claims were produced and seen."""
     drain_until: float | None = None
     while drain_until is None or time.perf_counter() < drain_until:
-        for message in consumer.consume(1000, 0.005):
+        for message in take(consumer):
             if message.error() is not None:
                 continue
             now = time.perf_counter()
