@@ -33,6 +33,7 @@ from typing import Any
 
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, RuleViolation, StoreUnavailable
+from streams.adapters.kafka.read import reader
 from streams.adapters.kafka.security import activate, check_access
 from streams.adapters.kafka.settings import (
     KILL_AFTER_OUTPUTS_ENV,
@@ -152,10 +153,10 @@ class Worker:
         group = TopicNames(s.prefix).app_id
         timeout_ms = int(s.session_timeout_s * 1000)
         consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
-        shortcut = None
+        shortcut, ends_reader = None, reader(s.bootstrap)
         if s.claims_in_place and self.claim_partitions:
             round_lane, meter_lane = self.lanes
-            ends = claims_end(consumer, meter_lane.source)
+            ends = claims_end(ends_reader, meter_lane.source)
             shortcut = Shortcut(meter_lane, round_lane.source, self.claim_partitions, ends)
         loop = TxLoop(
             s.bootstrap,
@@ -175,6 +176,7 @@ class Worker:
             loop.abandon()
             loop.close()
             consumer.close()  # leaves the group (revokes: state dropped)
+            ends_reader.close()
             producer.flush(5.0)
 
 

@@ -169,3 +169,17 @@ def test_a_claim_applied_in_place_is_a_duplicate_if_it_ever_comes_through_the_to
 def test_partition_of_is_kafkas_murmur2(key: bytes, signed: int) -> None:
     partitions = 1_000_003
     assert partition_of(key, partitions) == (signed & 0x7FFFFFFF) % partitions
+
+
+def test_the_ends_are_asked_once_for_the_table_partitions_assigned_together() -> None:
+    asked: list[int] = []
+
+    def end_of(part: int) -> int:
+        asked.append(part)
+        return 7
+
+    _, lane = setup({})
+    shortcut = Shortcut(lane, NAMES.table_events, PARTITIONS, end_of)
+    states = {**owned(progress=0), (NAMES.table_events, 1): PartitionState()}
+    assert shortcut.fence(states, 0) == shortcut.fence(states, 1) == dict.fromkeys(range(6), 7)
+    assert asked == list(range(PARTITIONS))
