@@ -10,7 +10,8 @@ events before the head. Building a million-event log takes minutes, so the file 
 replay: `streams.codec.fold_log` over the whole log (a clean rebuild, no snapshot), on the core's
 fast path (`controller.fast.Session.apply`). Reference: reading the same log without applying it
 (`SqliteLog.read`). Also in the same run: the readable reference fold
-(`streams.codec.fold_log_by_reference`: `evolve_many` over chunks of 1,000 decoded records).
+(`streams.codec.fold_log_by_reference`: `evolve_many` over chunks of 1,000 decoded records), and
+reading with the replay's struct reader alone (`streams.codec.records`, no apply).
 restart: a new `EmbeddedController` on the log, ``start`` returning (snapshot loaded, tail folded).
 """
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import itertools
 import time
+
+import msgspec
 
 from bench import workload
 from bench.common import (
@@ -37,7 +40,7 @@ from controller.floor import run
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract
 from streams.adapters.sqlite import SqliteLog
-from streams.codec import decode, encode, fold_log, fold_log_by_reference, record_key
+from streams.codec import decode, encode, fold_log, fold_log_by_reference, record_key, records
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.snapshot import encode_snapshot
 from streams.ports import LogRecord
@@ -133,6 +136,25 @@ def _decode_all(log: SqliteLog) -> None:
         decode(record.payload)
 
 
+def _struct_only(path: str) -> float:
+    """Reading and the replay's struct reader alone (no apply): with read-only and the fold, the
+    row shows where a record's time goes (read, decode, apply)."""
+    log = SqliteLog(path, snapshot_key=BENCH_KEY)
+    try:
+        return stopwatch(lambda: _structs_all(log))
+    finally:
+        log.close()
+
+
+def _structs_all(log: SqliteLog) -> None:
+    read_record = records.read_record
+    for record in log.read():
+        try:
+            read_record(record.payload)
+        except msgspec.DecodeError:  # not a hot record: the fold reads it by `decode`
+            decode(record.payload)
+
+
 def _restart(path: str, text: str) -> tuple[float, int, int]:
     """Seconds from opening the log to ``start`` returning; the log head and the snapshot's
     position (the tail folded is their difference)."""
@@ -164,6 +186,7 @@ def run_rows(settings: Settings) -> list[Row]:
     times = paired(lambda: _fold(path), lambda: _read_only(path), settings.replay_repeats)
     rate = median(rates(count, times.subject))
     decode_rate = count / _decode_only(path)
+    struct_rate = count / _struct_only(path)
     reference_rate = count / _reference_fold(path)
     extrapolated = count < TEN_MILLION
     replay = rate_row(
@@ -183,6 +206,7 @@ def run_rows(settings: Settings) -> list[Row]:
         extra={
             "records": count,
             "read_decode_only_events_per_s": round(decode_rate),
+            "read_struct_decode_only_records_per_s": round(struct_rate),
             "reference_fold_records_per_s": round(reference_rate),
             "fast_over_reference": round(rate / reference_rate, 2),
             "seconds_for_10M": round(TEN_MILLION / rate, 1),

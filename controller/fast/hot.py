@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.fast.apply import apply_contribution
 from controller.fast.records import Round, Table
 from controller.fast.settle import settle
 from controller.fast.tables import TableFacts
@@ -53,7 +54,7 @@ def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
     if (
         current is None
         or current.round_id != e.round_id
-        or e.event_id in current.event_ids
+        or e.event_id in current.indexed().event_ids
         or e.seq <= table.last_seq
     ):
         return None
@@ -81,7 +82,7 @@ def decide_open(s: Session, e: RoundOpened) -> Answer:
         if e.seq <= table.last_seq or (
             current is not None
             and (
-                e.event_id in current.event_ids
+                e.event_id in current.indexed().event_ids
                 or current.phase in ("open", "locked")
                 or current.round_id == e.round_id
             )
@@ -112,9 +113,9 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, e.wager)
     ):
         return None
-    if (e.seat, e.wager, on) in current.placed:
+    if (e.seat, e.wager, on) in current.indexed().placed:
         return None
-    current.add_wager(e)
+    current.wagers.append(e)
     _accept(s, table, current, e)
     return (e,)
 
@@ -168,7 +169,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     current.phase = "locked"
     _accept(s, table, current, e)
     for event in out[1:]:
-        s.apply_contribution(event)  # type: ignore[arg-type]  # built above
+        apply_contribution(s, event)  # type: ignore[arg-type]  # built above
     return tuple(out)
 
 
@@ -179,7 +180,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     _, table, current = head
     rules = GAMES.get(current.game)
-    ante = current.antes.get(e.seat)
+    ante = current.indexed().antes.get(e.seat)
     action = e.action
     if current.phase != "locked" or rules is None or ante is None:
         return None
@@ -199,7 +200,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.add_decision(e)
+    current.decisions.append(e)
     _accept(s, table, current, e)
     return (e,)
 

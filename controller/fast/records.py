@@ -12,9 +12,10 @@ from dataclasses import fields
 
 from immutables import Map
 
+from controller.fast.shapes import ContributionLike, DecisionLike, OpenedLike, WagerLike
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
-from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced
+from controller.model.table_events import DecisionMade, WagerPlaced
 
 _ROUND_FIELDS = frozenset(
     {"round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids"}
@@ -41,9 +42,12 @@ _CONTRIBUTION_FIELDS = frozenset(
 
 class Round:
     """A round in play. ``antes``, ``placed`` and ``actions`` index the wagers and decisions so
-    the hot checks need no scan; they are derived, never frozen."""
+    the hot checks need no scan; they are derived, never frozen, and brought up to date only when
+    a check reads them (`indexed`): a replay appends wagers and decisions and never checks."""
 
     __slots__ = (
+        "_decisions_seen",
+        "_wagers_seen",
         "actions",
         "antes",
         "contributions",
@@ -60,16 +64,18 @@ class Round:
         self.round_id = round_id
         self.game = game
         self.phase = phase
-        self.wagers: list[WagerPlaced] = []
-        self.decisions: list[DecisionMade] = []
+        self.wagers: list[WagerLike] = []
+        self.decisions: list[DecisionLike] = []
         self.contributions: list[tuple[str, int, int]] = []
         self.event_ids = event_ids
         self.antes: dict[int, int] = {}
         self.placed: set[tuple[int, str, str]] = set()
         self.actions: dict[int, list[str]] = {}
+        self._wagers_seen = 0
+        self._decisions_seen = 0
 
     @staticmethod
-    def opened(event: RoundOpened) -> Round:
+    def opened(event: OpenedLike) -> Round:
         """The round `controller.rules.table_state` starts for ``event``."""
         return Round(event.round_id, event.game, "open", {event.event_id})
 
@@ -77,28 +83,33 @@ class Round:
     def thaw(state: RoundState) -> Round:
         """A mutable copy of ``state``."""
         out = Round(state.round_id, state.game, state.phase, set(state.event_ids))
-        for wager in state.wagers:
-            out.add_wager(wager)
-        for decision in state.decisions:
-            out.add_decision(decision)
+        out.wagers = list(state.wagers)
+        out.decisions = list(state.decisions)
         out.contributions = list(state.contributions)
         return out
 
-    def add_wager(self, wager: WagerPlaced) -> None:
-        """Append a wager (the first Ante of a seat is its ante, as `check_decision` reads it)."""
-        self.wagers.append(wager)
-        self.placed.add((wager.seat, wager.wager, wager.on))
-        if wager.wager == "ante" and wager.seat not in self.antes:
-            self.antes[wager.seat] = wager.amount_cents
-
-    def add_decision(self, decision: DecisionMade) -> None:
-        """Append a decision."""
-        self.decisions.append(decision)
-        actions = self.actions.get(decision.seat)
-        if actions is None:
-            self.actions[decision.seat] = [decision.action]
-        else:
-            actions.append(decision.action)
+    def indexed(self) -> Round:
+        """This round, its indexes brought up to its wagers and decisions: ``placed`` holds
+        each wager's (seat, wager, on), ``antes`` each seat's first Ante (as `check_decision`
+        reads it), ``actions`` each seat's actions in order, and ``event_ids`` their ids (a
+        replay appends a wager or a decision without adding its id: read ``event_ids`` through
+        this)."""
+        wagers, decisions, ids = self.wagers, self.decisions, self.event_ids
+        if self._wagers_seen < len(wagers):
+            placed, antes = self.placed, self.antes
+            for wager in wagers[self._wagers_seen :]:
+                ids.add(wager.event_id)
+                placed.add((wager.seat, wager.wager, wager.on))
+                if wager.wager == "ante" and wager.seat not in antes:
+                    antes[wager.seat] = wager.amount_cents
+            self._wagers_seen = len(wagers)
+        if self._decisions_seen < len(decisions):
+            actions = self.actions
+            for decision in decisions[self._decisions_seen :]:
+                ids.add(decision.event_id)
+                actions.setdefault(decision.seat, []).append(decision.action)
+            self._decisions_seen = len(decisions)
+        return self
 
     def freeze(self) -> RoundState:
         """The frozen round."""
@@ -106,11 +117,46 @@ class Round:
             round_id=self.round_id,
             game=self.game,
             phase=self.phase,
-            wagers=tuple(self.wagers),
-            decisions=tuple(self.decisions),
+            wagers=tuple(map(_frozen_wager, self.wagers)),
+            decisions=tuple(map(_frozen_decision, self.decisions)),
             contributions=tuple(self.contributions),
-            event_ids=frozenset(self.event_ids),
+            event_ids=frozenset(self.indexed().event_ids),
         )
+
+
+def _frozen_wager(wager: WagerLike) -> WagerPlaced:
+    """The frozen event of a wager kept as a lighter record (or the event itself)."""
+    if isinstance(wager, WagerPlaced):
+        return wager
+    return WagerPlaced(
+        event_id=wager.event_id,
+        table_id=wager.table_id,
+        round_id=wager.round_id,
+        seq=wager.seq,
+        occurred_at=wager.occurred_at,
+        seat=wager.seat,
+        wager=wager.wager,
+        amount_cents=int(wager.amount_cents),
+        on=wager.on,
+    )
+
+
+def _frozen_decision(decision: DecisionLike) -> DecisionMade:
+    """The frozen event of a decision kept as a lighter record (or the event itself)."""
+    if isinstance(decision, DecisionMade):
+        return decision
+    amount = decision.amount_cents
+    return DecisionMade(
+        event_id=decision.event_id,
+        table_id=decision.table_id,
+        round_id=decision.round_id,
+        seq=decision.seq,
+        occurred_at=decision.occurred_at,
+        seat=decision.seat,
+        action=decision.action,
+        amount_cents=None if amount is None else int(amount),
+        discards=tuple(decision.discards),
+    )
 
 
 class Table:
@@ -179,7 +225,7 @@ class Meter:
         self.mystery_salt = state.mystery_salt
         self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
 
-    def contribute(self, event: ContributionRecorded) -> None:
+    def contribute(self, event: ContributionLike) -> None:
         """`evolve_meter` for a `ContributionRecorded` (a part above a ceiling carried in the
         overflow or diverted to another meter, as the event says)."""
         primary, reserve, round_id = event.primary_sub, event.reserve_sub, event.round_id

@@ -24,7 +24,7 @@ from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
-from controller.fast.records import KNOWN_SHAPES, Meter, Round, Table
+from controller.fast.records import KNOWN_SHAPES, Meter, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
@@ -252,17 +252,6 @@ class Session:
         meter.seeded_sub += event.amount_sub
         meter.seq = event.meter_seq
         self.dirty_meters.add(event.meter_id)
-
-    def apply_contribution(self, event: ContributionRecorded) -> None:
-        """`evolve` of a `ContributionRecorded`: the meter, and the round remembers it."""
-        self.meter_or_new(event.meter_id).contribute(event)
-        self.dirty_meters.add(event.meter_id)
-        table = self.table(event.table_id)
-        if table is not None and table.round is not None:
-            current: Round = table.round
-            if current.round_id == event.round_id:
-                current.contributions.append((event.meter_id, event.primary_sub, event.reserve_sub))
-                self.dirty_tables.add(event.table_id)
 
     # -- the reference, for everything not hot ---------------------------------------------------
 

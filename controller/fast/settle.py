@@ -15,10 +15,11 @@ from fractions import Fraction
 from controller.config.floor import Award, FloorConfig, MeterDef, TableDef
 from controller.fast.hands import form
 from controller.fast.records import Round
+from controller.fast.shapes import WagerLike
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
 from controller.model.games import GAMES, PROGRESSIVE_WAGERS, GameRules
-from controller.model.table_events import RoundSettled, WagerPlaced
+from controller.model.table_events import RoundSettled
 from controller.rules.hand_forming import FormedHand
 from controller.rules.settlement import SettlementStep
 
@@ -49,11 +50,11 @@ class _Ctx:
         self.rules: GameRules = GAMES[current.game]
         self.out: list[SettlementStep] = []
 
-    def forfeited(self, wager: WagerPlaced) -> bool:
+    def forfeited(self, wager: WagerLike) -> bool:
         """`_forfeited`."""
         return wager.seat in self.folded and wager.wager not in self.rules.survives_fold
 
-    def target_cards(self, wager: WagerPlaced) -> tuple[str, ...]:
+    def target_cards(self, wager: WagerLike) -> tuple[str, ...]:
         """`_target_cards`."""
         on = wager.on
         if on == "dealer":
@@ -83,7 +84,7 @@ def settle(
     return ctx.out
 
 
-def _settle_kind(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced]) -> None:
+def _settle_kind(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
     policy = ctx.config.policy.dealer_hand_turn
     order = sorted({w.seat for w in wagers}, reverse=True)  # `settlement_order`
     in_order = sorted(wagers, key=lambda w: -w.seat)  # `_in_order` (a stable sort, too)
@@ -109,7 +110,7 @@ def _paying(meter: MeterDef, hand: FormedHand) -> tuple[str, Award] | None:
     return None
 
 
-def _own_or_other_hand(ctx: _Ctx, meter: MeterDef, wager: WagerPlaced) -> None:
+def _own_or_other_hand(ctx: _Ctx, meter: MeterDef, wager: WagerLike) -> None:
     if not ctx.forfeited(wager):
         hand = ctx.form(meter, ctx.target_cards(wager))
         _award(ctx, meter, [wager], hand)
@@ -118,13 +119,13 @@ def _own_or_other_hand(ctx: _Ctx, meter: MeterDef, wager: WagerPlaced) -> None:
         _envy(ctx, meter, wager)
 
 
-def _dealer_hand(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced]) -> None:
+def _dealer_hand(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
     hand = ctx.form(meter, ctx.settled.dealer)
     _award(ctx, meter, wagers, hand)
     _bonuses(ctx, meter, wagers)
 
 
-def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced], hand: FormedHand) -> None:
+def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike], hand: FormedHand) -> None:
     paying = _paying(meter, hand)
     if paying is None:
         return
@@ -155,7 +156,7 @@ def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced], hand: FormedHa
 def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     ctx: _Ctx,
     meter: MeterDef,
-    wager: WagerPlaced,
+    wager: WagerLike,
     name: str,
     cards: tuple[str, ...],
     amount_cents: int,
@@ -183,7 +184,7 @@ def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     )
 
 
-def _bonuses(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced]) -> None:
+def _bonuses(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
     """649a.12(i)(3) Magic Card and Lucky Bonus, as the reference's `_bonuses` pays them."""
     for name, award in ctx.config.meters[meter.meter_id].progressive.bonuses:
         for wager in wagers:
@@ -193,7 +194,7 @@ def _bonuses(ctx: _Ctx, meter: MeterDef, wagers: list[WagerPlaced]) -> None:
                 ctx.out.append(_fixed(ctx, meter, wager, name, cards, amount))
 
 
-def _bonus_applies(ctx: _Ctx, wager: WagerPlaced, name: str, cards: tuple[str, ...]) -> bool:
+def _bonus_applies(ctx: _Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]) -> bool:
     if name == "magic_card":
         magic = ctx.settled.magic_card
         return magic is not None and magic.lower() in {c.lower() for c in cards}
@@ -204,7 +205,7 @@ def _bonus_applies(ctx: _Ctx, wager: WagerPlaced, name: str, cards: tuple[str, .
     return lucky == (str(wager.seat) if wager.on == "own" else target)
 
 
-def _envy(ctx: _Ctx, meter: MeterDef, wager: WagerPlaced) -> None:
+def _envy(ctx: _Ctx, meter: MeterDef, wager: WagerLike) -> None:
     """649a.11(c)(5)(v), (7)(v), (9)(v): as the reference's `_envy`."""
     table = meter.progressive.envy.get(wager.amount_cents, ())
     if not table or (wager.seat in ctx.folded and not ctx.rules.envy_survives_fold):
@@ -230,7 +231,7 @@ def _envy(ctx: _Ctx, meter: MeterDef, wager: WagerPlaced) -> None:
             )
 
 
-def _envy_holders(ctx: _Ctx, wager: WagerPlaced) -> set[int]:
+def _envy_holders(ctx: _Ctx, wager: WagerLike) -> set[int]:
     policy = ctx.config.policy
     if policy.envy_holders == "any_dealt_hand":
         holders = set(ctx.hands)

@@ -32,7 +32,6 @@ passed in. "Last 25 hits" and the lifetime totals are as of the closing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Literal
 
 from controller.config.floor import FloorConfig, MeterDef, logged_config
@@ -53,6 +52,7 @@ from controller.model.events import (
     MeterTransferredOut,
     ProgressiveHit,
 )
+from controller.model.instants import aware_instant
 from controller.model.money import format_subunits_exact
 from controller.model.table_events import RoundSettled
 from controller.reconciliation.checks import check_reversal
@@ -100,15 +100,6 @@ def reconcile(
     return fold.finish()
 
 
-def _instant(text: str) -> datetime | None:
-    """An RFC 3339 time, or None if it has no offset or is not a time at all."""
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return value if value.tzinfo is not None else None
-
-
 Phase = Literal["before", "in", "after"]
 
 
@@ -151,9 +142,9 @@ class _Fold:
             if self.phase == "in" and to is not None and position > to:
                 self._close()
             return
-        at = _instant(received_at) if received_at else None
+        at = aware_instant(received_at) if received_at else None
         if at is None and not isinstance(item, Unreadable):
-            at = _instant(item.occurred_at)
+            at = aware_instant(item.occurred_at)
         if at is None:
             self.unstamped += self.phase == "in"
             return

@@ -30,7 +30,13 @@ from controller.model.events import ConfigActivated
 from streams.adapters.kafka.security import activate_from, add_security_arguments
 from streams.adapters.kafka.settings import add_arguments, default_bootstrap, settings_from
 from streams.adapters.kafka.sink import OutputSink
-from streams.adapters.kafka.topics import Layout, TopicNames, provision, topic_specs
+from streams.adapters.kafka.topics import (
+    Layout,
+    TopicNames,
+    provision,
+    readside_specs,
+    topic_specs,
+)
 from streams.cli import kafka_grant, kafka_readside, kafka_reconcile
 from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
@@ -91,12 +97,15 @@ def _provision_parser(kafka: Any) -> None:
 
 
 def handle_provision(args: argparse.Namespace) -> int:
-    """Create missing topics; with --config, record the configuration and seed every meter."""
+    """Create missing topics (the read side's too: its user may not create any); with --config,
+    record the configuration and seed every meter."""
     layout = Layout(args.table_partitions, args.meter_partitions, args.partitions, args.replication)
     names = TopicNames(args.prefix)
     try:
         activate_from(args)
-        created = provision(args.bootstrap, topic_specs(names, layout), args.replication)
+        specs = topic_specs(names, layout)
+        specs += readside_specs(names, args.partitions, args.replication)
+        created = provision(args.bootstrap, specs, args.replication)
         if args.config is not None:
             activate(args.bootstrap, names, args.config, first=names.events in created)
     except JackpotError as exc:  # ConfigError included

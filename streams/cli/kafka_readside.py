@@ -5,9 +5,12 @@ contribution-rate alert over the committed events topic (`streams.scaleout.reads
 
     jackpot kafka readside --prefix floor1 [--day-starts 06:00] [--utc-offset=-05:00]
         [--metrics-port 9310] [--low 1/4] [--high 4] [--history 6] [--min-history 3]
+        [--redis redis://host:6379/0]
 
 Runs until SIGTERM or SIGINT. Alerts go to ``<prefix>.readside-alerts`` (keyed by table, id
-``{table}@{hour}``) and to ``jackpot_readside_contribution_alert{table}``. A mistake in the
+``{table}@{hour}``) and to ``jackpot_readside_contribution_alert{table}``. With ``--redis``
+(default ``$REDIS_URL``) each review's windows go to Redis as the surveillance page's board
+(`streams.scaleout.readside.board`). A mistake in the
 options, or a prefix whose events topic does not exist, is one line on stderr and exit code 2.
 """
 
@@ -23,6 +26,7 @@ from controller.model.errors import JackpotError
 from streams.adapters.kafka.security import activate_from, add_security_arguments
 from streams.adapters.kafka.settings import default_bootstrap
 from streams.adapters.kafka.topics import TopicNames, partition_counts
+from streams.adapters.redis.read_model import add_redis_arguments, password_from
 from streams.reconcile.service import UsageError, parse_clock, parse_offset
 
 PROG = "jackpot kafka readside"
@@ -45,15 +49,17 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument("--tick", type=float, default=5.0, help="seconds between reviews")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument("--metrics-host", default="127.0.0.1", help="metrics address")
+    add_redis_arguments(parser, "Redis for the surveillance page's board ($REDIS_URL; none: off)")
     parser.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
     """Run the read side; 2 with one line for a mistake in the options or the deployment."""
-    from streams.scaleout.readside.app import run  # noqa: PLC0415  # faust only for readside
+    from streams.scaleout.readside.app import provision_topics, run  # noqa: PLC0415  # faust
 
     try:
         settings = settings_from(args)
+        provision_topics(settings)
     except (JackpotError, UsageError) as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2
@@ -82,6 +88,11 @@ def settings_from(args: argparse.Namespace) -> Any:
     if partitions is None:
         msg = f"topic {events} does not exist: run `jackpot kafka provision --prefix {args.prefix}`"
         raise UsageError(msg)
+    try:
+        redis_password = password_from(args.redis_password_file) if args.redis else None
+    except OSError as exc:
+        msg = f"--redis-password-file {args.redis_password_file}: {exc.strerror}"
+        raise UsageError(msg) from exc
     return ReadSideSettings(
         bootstrap=args.bootstrap,
         prefix=args.prefix,
@@ -92,6 +103,9 @@ def settings_from(args: argparse.Namespace) -> Any:
         tick_s=args.tick,
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
+        redis_url=args.redis or "",
+        redis_prefix=args.redis_prefix,
+        redis_password=redis_password,
     )
 
 

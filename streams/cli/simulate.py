@@ -20,6 +20,7 @@ import httpx
 
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, JackpotError
+from controller.model.instants import aware_instant
 from streams.sim.floor import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,
@@ -96,11 +97,8 @@ def counting(text: str) -> int:
 
 def instant(text: str) -> datetime:
     """An RFC 3339 time with its offset, in UTC."""
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        value = None
-    if value is None or value.tzinfo is None:
+    value = aware_instant(text)
+    if value is None:
         msg = f"an RFC 3339 time with an offset like 2026-11-29T12:00:00Z, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value.astimezone(UTC)

@@ -4,31 +4,38 @@ The embedded engine's SQLite log, the Kafka engine's topics, every reader (repla
 dump, the signage projector, the live pages) meet here and nowhere else: an event's bytes are
 `encode`'s, a record is read back by `decode`, its ordering key is `record_key`, and a log is
 folded by `fold_log`. A retry is compared with the stored payload byte for byte, so both engines
-must write the same bytes: that is why there is one module, not one per engine.
+must write the same bytes: that is why there is one package, not one per engine. Its modules:
+`log_decode` reads records fast to the same events as `decode`; `records` reads a replay's hot
+records into structs the session applies without building events (`fold_into` uses it).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
+from typing import Protocol
 
 try:  # the fast JSON reader; the base install reads with json alone
     import msgspec
 
+    from streams.codec import records
     from streams.codec.log_decode import fast_decode
 except ModuleNotFoundError:  # pragma: no cover - exercised by the wheel check without extras
     msgspec = None  # type: ignore[assignment]
     fast_decode = None  # type: ignore[assignment]
+    records = None  # type: ignore[assignment]
 
 from controller.codec import event_from_dict, event_to_dict
 from controller.fast import Session
+from controller.fast.records import KNOWN_SHAPES
 from controller.floor import evolve_many
 from controller.model.errors import InvalidEvent
 from controller.model.events import Event
 from controller.model.state import FloorState
-from streams.ports import EventLog
+from streams.ports import EventLog, StoredRecord
 
 #: The header (Kafka) or column (SQLite) holding a record's deterministic dedupe id.
 DEDUPE_HEADER = "dedupe_id"
@@ -129,14 +136,42 @@ def fold_log(
     return session.state(), position
 
 
-def fold_into(session: Session, log: EventLog, after: int = 0) -> int:
-    """Apply the log's records after ``after`` to ``session``; the position it then reflects."""
-    position, apply = after, session.apply
+class RecordSource(Protocol):
+    """What a fold reads of a log (`EventLog.read`)."""
+
+    def read(self, after: int = 0) -> Iterable[StoredRecord]:
+        """Records after ``after``, in order."""
+        ...
+
+
+def fold_into(session: Session, log: RecordSource, after: int = 0) -> int:
+    """Apply the log's records after ``after`` to ``session``; the position it then reflects.
+    The hot records go straight into the session's records (`streams.codec.records`), the
+    rest through `decode` and `Session.apply`."""
     read = decode if fast_decode is None else partial(fast_decode, reference=decode)
+    if records is not None and records.SHAPES_MATCH and KNOWN_SHAPES:
+        return _fold_records(session, log, after, read)
+    position, apply = after, session.apply
     for record in log.read(after=after):
         apply(read(record.payload))
         position = record.position
     return position
+
+
+def _fold_records(
+    session: Session, log: RecordSource, after: int, read: Callable[[bytes], Event]
+) -> int:
+    apply, record = session.apply, None
+    read_record, appliers, refused = records.read_record, records.APPLIERS, msgspec.DecodeError
+    for record in log.read(after=after):
+        payload = record.payload
+        try:
+            struct = read_record(payload)
+        except refused:  # not a hot record, or not one this reader vouches for: `decode`'s
+            apply(read(payload))
+        else:
+            appliers[type(struct)](session, struct)
+    return after if record is None else record.position
 
 
 def fold_log_by_reference(

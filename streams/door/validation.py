@@ -52,7 +52,6 @@ SCHEMA_V2_PATH: Final = SCHEMA_DIR / "table-event.v2.json"
 SCHEMA_VERSION: Final = 1
 HEARTBEAT: Final = "heartbeat"
 
-_INTEGER_FIELDS: Final = ("seq", "seat", "random_seat", "schema_version")
 _FIELD_NAME: Final = re.compile(r"[A-Za-z0-9_]{1,64}\Z")
 _RFC3339: Final = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})\Z"
@@ -152,8 +151,9 @@ def validate_table_event(raw: object) -> dict[str, object]:
     """Check `raw` (a decoded JSON value) against its version of the contract; return the event.
 
     The result is a new dict with defaults filled (``schema_version`` 1; ``on`` "own" for a
-    ``wager_placed``) and integer fields written as JSON ``3.0`` made ints. Nested values are shared
-    with `raw`. Raises `InvalidEvent` with a one-line reason naming the field otherwise.
+    ``wager_placed``); integers are strict (a ``3.0`` is refused), so none needs converting.
+    Nested values are shared with `raw`. Raises `InvalidEvent` with a one-line reason naming the
+    field otherwise.
     """
     if not isinstance(raw, dict):
         msg = f"event: expected a JSON object, got {json_type(raw)}"
@@ -177,10 +177,6 @@ def validate_table_event(raw: object) -> dict[str, object]:
     event.setdefault("schema_version", SCHEMA_VERSION)
     if event["type"] == "wager_placed":
         event.setdefault("on", _DEFS["wager_target"]["default"])
-    for key in _INTEGER_FIELDS:
-        value = event.get(key)
-        if isinstance(value, float):  # JSON Schema counts 3.0 as an integer; callers get int 3
-            event[key] = int(value)
     return event
 
 

@@ -16,6 +16,11 @@ reads as every table unplayable. The process holds no state: restart it at will,
 
 Surveillance here shows hits (as their meter's hit count rises) and liveness alerts; envy,
 splits, fixed awards and rejections are on the events topic (``jackpot kafka dump``), not in Redis.
+Its section "Tables by hour and gaming day" reads ``GET /v1/surveillance/aggregates`` (the
+``read_only`` and ``supervisor`` roles, ``?token=`` as the pages): the board ``jackpot kafka
+readside --redis`` keeps in Redis (`streams.scaleout.readside.board`): contributions, hits and
+awards per table for its recent hours and gaming days. 404 until a read side published one, 503
+while Redis is away.
 """
 
 from __future__ import annotations
@@ -23,21 +28,24 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from controller.config.floor import FloorConfig, load_floor_config
-from controller.model.errors import ConfigError
+from controller.model.errors import ConfigError, StoreUnavailable
 from streams.adapters.prometheus.sensor import MetricsSensor
 from streams.adapters.redis.read_model import RedisReadModel, add_redis_arguments, password_from
-from streams.http.pages import page_routes
+from streams.http.common import READ_ROLES, Gatekeeper, error
+from streams.http.pages import caller, page_routes
 from streams.http.tokens import TokenStore
 from streams.live.feed import LiveFeed
 from streams.live.redis_source import run_redis_pump, watch_board
@@ -72,12 +80,37 @@ def create_pages_app(
             return JSONResponse({"status": "ready"})
         return JSONResponse({"status": "not ready", "problem": feed.source_problem}, 503)
 
+    gate = PagesGate(tokens, MetricsSensor())
     routes = [
-        *page_routes(PagesGate(tokens, MetricsSensor()), feed),
+        *page_routes(gate, feed),
+        aggregates_route(gate, model.read_aggregates),
         Route("/healthz", healthz),
         Route("/readyz", readyz),
     ]
     return Starlette(routes=routes), stop
+
+
+NO_BOARD = (
+    "no aggregates yet: `jackpot kafka readside --redis` publishes them here after its first review"
+)
+
+
+def aggregates_route(gate: Gatekeeper, read: Callable[[], str | None]) -> Route:
+    """``GET /v1/surveillance/aggregates``: the read side's board as it is in Redis."""
+
+    async def aggregates(request: Request) -> Response:
+        principal = caller(gate, request, READ_ROLES)
+        if isinstance(principal, Response):
+            return principal
+        try:
+            text = await run_in_threadpool(read)  # a Redis call blocks
+        except StoreUnavailable as exc:
+            return error(503, str(exc))
+        if text is None:
+            return error(404, NO_BOARD)
+        return Response(text, media_type="application/json", headers={"Cache-Control": "no-store"})
+
+    return Route("/v1/surveillance/aggregates", aggregates, methods=["GET"])
 
 
 def add_parser(kafka: Any) -> None:

@@ -19,6 +19,7 @@ from datetime import date, datetime, time, timedelta
 from controller.config.floor import FloorConfig
 from controller.model.errors import RuleViolation
 from controller.model.events import Event
+from controller.model.instants import parse_instant as instant_or_error
 from controller.reconciliation.report import (
     Period,
     PositionWindow,
@@ -74,16 +75,11 @@ def parse_offset(text: str) -> timedelta:
 
 
 def parse_instant(text: str) -> datetime:
-    """An RFC 3339 time with its offset."""
+    """An RFC 3339 time with its offset (`controller.model.instants`), or a UsageError."""
     try:
-        value = datetime.fromisoformat(text)
+        return instant_or_error(text)
     except ValueError as exc:
-        msg = f"time {text!r} is not RFC 3339 like 2026-11-29T11:00:00Z"
-        raise UsageError(msg) from exc
-    if value.tzinfo is None:
-        msg = f"time {text!r} has no offset; add Z or like -05:00"
-        raise UsageError(msg)
-    return value
+        raise UsageError(str(exc)) from None
 
 
 def day_window(day: date, starts: time, utc_offset: timedelta) -> TimeWindow:

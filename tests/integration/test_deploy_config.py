@@ -57,6 +57,7 @@ EXPORTED = frozenset(
         "jackpot_heartbeats_total",
         "jackpot_readside_contributed_sub",
         "jackpot_readside_contribution_alert",
+        "jackpot_readside_owns_every_partition",
     }
 )
 HISTOGRAMS = frozenset({"jackpot_ingest_seconds", "jackpot_processing_seconds"})

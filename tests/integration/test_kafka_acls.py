@@ -13,6 +13,10 @@ add-user`` (password on stdin). Then:
   ``jackpot replay`` to the cent (one partition), and the reader user's ``dump`` shows the same;
 - the signage user reads the events in its own group, but cannot read table-events, use
   another group, or write the events topic;
+- ``jackpot kafka readside`` runs as the readside user: its aggregates (its changelog) equal the
+  sums of the committed events topic, its log has no authorization error; as that user another
+  group (whose topics it may not create) is one line and exit 2, and writing events, reading
+  table-events or joining the worker's group is refused;
 - granting again adds nothing; only the admin may grant or list;
 - the controller listener authenticates too: a wrong password is refused there (were it
   PLAINTEXT, its principal User:ANONYMOUS would have to be a super user for the broker to
@@ -26,7 +30,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -35,13 +41,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import KafkaSecurity, activate, check_access
 from streams.adapters.kafka.topics import TopicNames
 from streams.cli.replay import replay_file
 from tests.integration.test_kafka_parity import CONFIG, REPO, simulate, wait_caught_up
+from tests.integration.test_kafka_readside import expected_sums, stored_sums
 from tests.integration.test_kafka_sasl import (
     SaslBroker,
     SaslWorker,
@@ -55,7 +62,7 @@ from tests.integration.test_kafka_sasl import (
 pytestmark = pytest.mark.integration
 
 ADMIN = "acl-admin"
-ROLES = ("device", "worker", "signage", "reader")
+ROLES = ("device", "worker", "signage", "reader", "readside")
 
 
 @dataclass(frozen=True)
@@ -168,6 +175,22 @@ def ingested(
     return events, done
 
 
+@pytest.fixture(scope="module")
+def processed(
+    broker: AclBroker, names: TopicNames, ingested: tuple[Path, subprocess.CompletedProcess[str]]
+) -> str:
+    """The ingested stream processed by a worker running as the worker user; its log."""
+    _events, done = ingested
+    assert done.returncode == 0, done.stderr
+    worker = SaslWorker(broker.admin, names, broker.envs["worker"])
+    worker.start()
+    try:
+        wait_caught_up(worker, timeout=180)
+    finally:
+        worker.stop()
+    return worker.logs(None)
+
+
 def produce_one(broker: AclBroker, role: str, topic: str, *, idempotent: bool) -> str | None:
     """Produce one record as ``role``'s user; the delivery error's name, None if stored."""
     producer = Producer(
@@ -228,17 +251,13 @@ def test_a_device_writes_table_events_but_cannot_forge_claims_or_events(
 
 
 def test_the_worker_user_processes_the_stream_like_the_replay(
-    broker: AclBroker, names: TopicNames, ingested: tuple[Path, subprocess.CompletedProcess[str]]
+    broker: AclBroker,
+    names: TopicNames,
+    ingested: tuple[Path, subprocess.CompletedProcess[str]],
+    processed: str,
 ) -> None:
-    events, done = ingested
-    assert done.returncode == 0, done.stderr
-    worker = SaslWorker(broker.admin, names, broker.envs["worker"])
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
-    assert "AuthorizationFailed" not in worker.logs(None)
+    events, _done = ingested
+    assert "AuthorizationFailed" not in processed
     assert_fold_is_the_replay(broker.bootstrap, names, events)
     reference: dict[str, Any] = replay_file(CONFIG, events)
     common = ("--bootstrap", broker.bootstrap, "--prefix", names.prefix, "--config", str(CONFIG))
@@ -264,6 +283,66 @@ def test_signage_reads_events_in_its_groups_and_nothing_else(
     # topic, is refused the producer id first: CLUSTER_AUTHORIZATION_FAILED)
     forged = produce_one(broker, "signage", names.events, idempotent=False)
     assert forged == "TOPIC_AUTHORIZATION_FAILED"
+
+
+def committed_offsets(broker: AclBroker, group: str, topic: str, ends: dict[int, int]) -> bool:
+    """Whether ``group`` committed up to ``ends`` on ``topic`` (asked as the admin)."""
+    consumer = Consumer(
+        {"bootstrap.servers": broker.bootstrap, **broker.admin.security.client_config()}
+        | {"group.id": group, "log_level": 0}
+    )
+    try:
+        parts = [TopicPartition(topic, p) for p in ends]
+        committed = {tp.partition: tp.offset for tp in consumer.committed(parts, timeout=10)}
+    finally:
+        consumer.close()
+    return all(committed[p] >= end for p, end in ends.items())
+
+
+def test_the_read_side_runs_under_its_role_and_is_refused_outside_it(
+    broker: AclBroker, names: TopicNames, processed: str, tmp_path: Path
+) -> None:
+    common = ("--bootstrap", broker.bootstrap, "--prefix", names.prefix)
+    log_path = tmp_path / "readside.log"
+    command = [sys.executable, "-m", "streams.cli", "kafka", "readside", *common, "--tick", "1"]
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO, env=broker.envs["readside"], stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        expected, ends = expected_sums(broker.bootstrap, names)  # read as the admin
+        assert sum(c["contributions"] for (_t, kind, _s), c in expected.items() if kind == "d")
+        deadline = time.monotonic() + 120
+        while not committed_offsets(broker, names.readside_id, names.events, ends):
+            assert process.poll() is None, log_path.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
+            time.sleep(1.0)
+        assert stored_sums(broker.bootstrap, names.readside_id) == expected
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    log_text = log_path.read_text(errors="replace")
+    assert "Worker ready" in log_text
+    assert "AUTHORIZATION_FAILED" not in log_text
+    assert "AuthorizationFailed" not in log_text
+    # outside its role: another group (its changelog may not be created), others' topics, groups
+    other = jackpot(broker.envs["readside"], "kafka", "readside", *common, "--group", "x-other")
+    assert other.returncode == 2
+    assert other.stderr.count("\n") == 1, other.stderr
+    assert "x-other-aggregates-changelog" in other.stderr
+    assert "jackpot kafka provision" in other.stderr
+    # its alerts topic it may write (faust's producer at least once: not idempotent), events not
+    assert produce_one(broker, "readside", names.readside_alerts, idempotent=False) is None
+    forged = produce_one(broker, "readside", names.events, idempotent=False)
+    assert forged == "TOPIC_AUTHORIZATION_FAILED"
+    refused = first_record(broker, "readside", names.table_events, names.readside_id)
+    assert refused == "TOPIC_AUTHORIZATION_FAILED"
+    assert first_record(broker, "readside", names.events, names.app_id) == (
+        "GROUP_AUTHORIZATION_FAILED"
+    )
 
 
 def test_granting_again_adds_nothing_and_only_the_admin_may_grant(

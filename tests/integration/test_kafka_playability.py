@@ -17,7 +17,7 @@ and the projector's ``/metrics``:
 
 And ``jackpot kafka pages`` (the pages fed from Redis) in headless Chromium: the sign shows
 "NOT IN PLAY AT TCP-8", then NOT IN PLAY, then its amount again; surveillance the "table silent"
-and "table heard" alerts.
+and "table heard" alerts, and then the read side's aggregates (`readside_pages`).
 
 Throughout, the meters (a fold of the events topic) are the ones before the outage: an outage and
 a recovery never move a meter, and no heartbeat reaches the events topic.
@@ -50,6 +50,7 @@ from streams.http.tokens import add_token
 from streams.scaleout.dump import read_events
 from streams.scaleout.ingest import TableEventProducer, ingest_file
 from tests.integration.chromium import chromium, require_chromium
+from tests.integration.readside_pages import the_board_is_on_the_page
 from tests.integration.services import require_kafka, require_redis
 from tests.integration.test_kafka_heartbeats import free_port, heartbeat
 from tests.integration.test_kafka_parity import (
@@ -330,3 +331,7 @@ def test_the_kafka_engine_pages_show_not_in_play_and_the_alerts(tmp_path: Path) 
         alerts = table_text(browser, "alerts")
         for shown in ("table silent", "tcp-7", "tcp-8", "table feed silent for"):
             assert shown in alerts, (shown, alerts)
+        # the read side's rolling aggregates on the same page (issue 13)
+        the_board_is_on_the_page(
+            tmp_path, floor.bootstrap, floor.names, browser, base=base, token=reader
+        )

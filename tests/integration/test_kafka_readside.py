@@ -53,6 +53,7 @@ class ReadSide:
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.starts = 0
+        self.extra: list[str] = []  # more options (e.g. --redis)
 
     def start(self) -> None:
         self.starts += 1
@@ -60,7 +61,7 @@ class ReadSide:
         log = (self.folder / f"readside-{self.starts}.log").open("wb")
         command = [sys.executable, "-m", "streams.cli", "kafka", "readside"]
         command += ["--bootstrap", self.bootstrap, "--prefix", self.names.prefix]
-        command += ["--metrics-port", str(self.port), "--tick", "1"]
+        command += ["--metrics-port", str(self.port), "--tick", "1", *self.extra]
         self.process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
         log.close()
 
@@ -79,6 +80,10 @@ class ReadSide:
         """Whether faust logged that it joined, took partitions and restored them."""
         log = self.folder / f"readside-{self.starts}.log"
         return "Worker ready" in log.read_text(errors="replace")
+
+    def said(self, text: str) -> bool:
+        """Whether this process's whole log holds ``text``."""
+        return text in (self.folder / f"readside-{self.starts}.log").read_text(errors="replace")
 
     def logs(self) -> str:
         """This process's log (the last 3,000 characters)."""
@@ -244,7 +249,9 @@ def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
     tmp_path: Path,
 ) -> None:
     """Partitions move between read-side processes mid-stream (faust rebalances, each restores
-    the moved partitions' windows from the changelog): still every record counted once."""
+    the moved partitions' windows from the changelog): still every record counted once. While
+    both run, each says it holds its alerts (it owns part of the partitions) and shows
+    ``jackpot_readside_owns_every_partition 0``; alone again, the second shows 1."""
     bootstrap = require_kafka()
     events = simulate(tmp_path, rounds=30, seed=2626)
     names = deploy(bootstrap, table_partitions=3)
@@ -263,9 +270,20 @@ def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
         while not second.ready():  # joined, took partitions, restored them
             assert time.monotonic() < deadline + 60, second.logs()
             time.sleep(0.2)
+        # two in the group: each holds part of every table's hour, so neither judges one
+        held = "contribution-rate alerts are held until one read side owns them all"
+        whole = "jackpot_readside_owns_every_partition"
+        while not (first.said(held) and second.said(held)):
+            assert time.monotonic() < deadline + 90, first.logs() + second.logs()
+            time.sleep(0.2)
+        assert (first.metric(whole), second.metric(whole)) == (0.0, 0.0)
         assert first.process is not None
         first.process.send_signal(signal.SIGTERM)  # leaves: the second takes every partition
         assert first.process.wait(timeout=10) == 0, first.logs()
+        while second.metric(whole) != 1.0:  # alone again: it judges hours
+            assert time.monotonic() < deadline + 120, second.logs()
+            time.sleep(0.2)
+        assert second.said("owns every partition of")
         wait_caught_up(worker, timeout=240)
     finally:
         worker.stop()

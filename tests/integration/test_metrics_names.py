@@ -71,6 +71,7 @@ EMBEDDED_NOT_APPLICABLE = {
     # no read side.
     "jackpot_readside_contributed_sub": "no read side",
     "jackpot_readside_contribution_alert": "no read side",
+    "jackpot_readside_owns_every_partition": "no read side",
 }
 #: Series families that cannot apply to the Kafka engine, and why.
 KAFKA_NOT_APPLICABLE = {

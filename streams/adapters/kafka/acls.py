@@ -18,10 +18,16 @@ worker     read ``<p>.table-events`` and ``<p>.meter-claims``; write ``<p>.meter
 signage    read ``<p>.events`` and ``<p>.liveness``; groups ``<p>-signage*``
 reader     read every ``<p>.*`` topic and the meters and rounds changelogs (dump, replay, audit,
            ``ingest``'s resume); reader groups ``jackpot-reader-*``
+readside   the faust read side (``jackpot kafka readside``, app id ``<p>-readside``): read
+           ``<p>.events``; write ``<p>.readside-alerts``; read and write its table's changelog
+           ``<p>-readside-aggregates-changelog``; group ``<p>-readside`` (faust's consumer
+           group is its app id). It has no repartition topic (no ``group_by``) and runs without
+           faust's leader topic (``topic_disable_leader``: no ``on_leader`` timer)
 =========  ======================================================================================
 
 Only the worker may write ``<p>.meter-claims``. Nobody but the admin (a super user) may create
-the deployment's topics (``jackpot kafka provision``) or grant. The reader groups are never
+the deployment's topics (``jackpot kafka provision``, the read side's two included: the read
+side's faust app declares none) or grant. The reader groups are never
 joined and hold no offsets (`streams.adapters.kafka.read`): librdkafka only wants a group id.
 
 `role_grants` is pure (the table above as data, tested without a broker); `grant` and `list_acls`
@@ -50,7 +56,7 @@ from confluent_kafka.admin._resource import ResourcePatternType, ResourceType
 from controller.model.errors import AdapterError, StoreUnavailable
 from streams.adapters.kafka.topics import TopicNames, admin_client
 
-ROLES = ("device", "worker", "signage", "reader")
+ROLES = ("device", "worker", "signage", "reader", "readside")
 #: The group prefix of `streams.adapters.kafka.read.reader` (shared by every deployment: see the
 #: docstring).
 READER_GROUP_PREFIX = "jackpot-reader-"
@@ -104,6 +110,11 @@ def role_grants(names: TopicNames, role: str) -> tuple[Grant, ...]:
             for table in ("meters", "rounds"):  # dump --source state reads the stored meters
                 grants += _topic(names.changelog(table), "READ", "DESCRIBE")
             grants += _group(READER_GROUP_PREFIX, "READ", pattern=PREFIXED)
+        case "readside":
+            grants = _topic(names.events, "READ", "DESCRIBE")
+            grants += _topic(names.readside_alerts, "WRITE", "DESCRIBE")
+            grants += _topic(names.readside_changelog(), "READ", "WRITE", "DESCRIBE")
+            grants += _group(names.readside_id, "READ")
         case _:
             msg = f"unknown role {role!r}: use one of {', '.join(ROLES)}"
             raise AdapterError(msg)

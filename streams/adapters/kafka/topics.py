@@ -27,6 +27,9 @@ topic                       key              retention    why
 changelog``                                               (faust table ``rounds``)
 ``<p>-controller-meters-    meter_id         compacted    the meter processor's state store
 changelog``                                               (faust table ``meters``)
+``<p>.readside-alerts``     table_id         30 days      the read side's contribution-rate alerts
+``<p>-readside-aggregates-  window key       compacted    the read side's aggregates (faust table
+changelog``                                               ``aggregates``; `readside_specs`)
 ==========================  ===============  ===========  ==========================================
 
 The changelogs have exactly as many partitions as their source topic (faust writes the state of a
@@ -91,6 +94,20 @@ class TopicNames:
         """faust's name for a table's changelog topic."""
         return f"{self.app_id}-{table}-changelog"
 
+    @property
+    def readside_id(self) -> str:
+        """The read side's faust app id (``jackpot kafka readside``): its group, and the prefix
+        of its changelog."""
+        return f"{self.prefix}-readside"
+
+    @property
+    def readside_alerts(self) -> str:
+        return f"{self.prefix}.readside-alerts"
+
+    def readside_changelog(self, app_id: str = "") -> str:
+        """faust's name for the read side's aggregates table's changelog."""
+        return f"{app_id or self.readside_id}-aggregates-changelog"
+
 
 @dataclass(frozen=True, slots=True)
 class TopicSpec:
@@ -150,6 +167,19 @@ def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
         TopicSpec(names.liveness, layout.table_partitions, _liveness(layout.replication)),
         TopicSpec(names.changelog("rounds"), layout.table_partitions, compact),
         TopicSpec(names.changelog("meters"), layout.meter_partitions, compact),
+    )
+
+
+def readside_specs(
+    names: TopicNames, partitions: int, replication: int = 1, app_id: str = ""
+) -> tuple[TopicSpec, ...]:
+    """The read side's own topics: its alerts (one partition, 30 days) and its aggregates
+    changelog (compacted, as many partitions as ``<p>.events``, which feeds it). Provisioned
+    with the deployment, so the read side's user needs no right to create topics."""
+    alerts = {"retention.ms": THIRTY_DAYS_MS, "min.insync.replicas": str(min(2, replication))}
+    return (
+        TopicSpec(names.readside_alerts, 1, alerts),
+        TopicSpec(names.readside_changelog(app_id), partitions, _compacted(replication)),
     )
 
 

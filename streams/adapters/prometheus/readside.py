@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from prometheus_client import CollectorRegistry, Counter, start_http_server
+from prometheus_client import CollectorRegistry, Counter, Gauge, start_http_server
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -110,6 +110,12 @@ class ReadSideMetrics:
             "jackpot_readside_contribution_alerts",
             "Contribution-rate alerts raised (each closed hour of a table once per process)",
             ["table", "reason"],
+            registry=self.registry,
+        )
+        self.whole = Gauge(
+            "jackpot_readside_owns_every_partition",
+            "1 while this read side is assigned every partition of the events topic "
+            "(its contribution-rate alert judges hours only then)",
             registry=self.registry,
         )
         self.records = Counter(

@@ -32,6 +32,7 @@ from datetime import datetime
 
 from controller.config.floor import FloorConfig
 from controller.model.errors import StoreUnavailable
+from controller.model.instants import aware_instant
 from streams.clock import rfc3339, wall_now
 from streams.liveness.tracker import (
     LivenessTracker,
@@ -128,11 +129,7 @@ def meter_value(status: MeterStatus) -> str:
 
 def parse_time(text: str) -> datetime | None:
     """An RFC 3339 time as written here (None if it is not one)."""
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else None
+    return aware_instant(text)
 
 
 def statuses_from(

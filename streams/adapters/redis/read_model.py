@@ -5,6 +5,8 @@ Layout (``prefix`` defaults to ``jackpot``)::
     {prefix}:meter:{meter_id}   hash   amount, reserve, ..., seq, updated_at, status (all strings)
     {prefix}:meters             pub/sub channel; each message is {"meter_id": "...", "seq": N}
     {prefix}:playability        hash   each meter's and table's playability (`playability_board`)
+    {prefix}:readside:aggregates string the read side's surveillance aggregates, one JSON
+                                       document (`streams.scaleout.readside.board`)
 
 Every write is one Lua script (`PUBLISH_SCRIPT`), so compare-and-write is atomic: the stored ``seq``
 is compared with the update's and the hash is replaced, and the notification sent, only when the
@@ -186,6 +188,26 @@ class RedisReadModel:
             found = cast("dict[str, str]", self._client.hgetall(self.playability_key))
         except redis.RedisError as exc:
             raise self._unavailable("read playability", exc) from exc
+        return found
+
+    @property
+    def aggregates_key(self) -> str:
+        """The read side's aggregates document (`streams.scaleout.readside.board`)."""
+        return f"{self.prefix}:readside:aggregates"
+
+    def write_aggregates(self, document: str) -> None:
+        """Replace the aggregates document (the read side writes the whole of it each time)."""
+        try:
+            self._client.set(self.aggregates_key, document)
+        except redis.RedisError as exc:
+            raise self._unavailable("write aggregates", exc) from exc
+
+    def read_aggregates(self) -> str | None:
+        """The aggregates document, or None if the read side never wrote one."""
+        try:
+            found = cast("str | None", self._client.get(self.aggregates_key))
+        except redis.RedisError as exc:
+            raise self._unavailable("read aggregates", exc) from exc
         return found
 
     def subscribe(self) -> MeterSubscription:

@@ -33,6 +33,7 @@ from controller.model.events import (
     FixedAwarded,
     ProgressiveHit,
 )
+from controller.model.instants import parse_instant
 from controller.model.table_events import RoundSettled
 from controller.reconciliation.period import gaming_day
 
@@ -114,8 +115,10 @@ def iso(moment: datetime) -> str:
 
 
 def parse_at(text: str) -> datetime:
-    """An event's ``occurred_at`` (RFC 3339, the door checked it) as an aware UTC datetime."""
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+    """An event's ``occurred_at`` (RFC 3339, the door checked it) as an aware UTC datetime; the
+    project's one reader (`controller.model.instants`): a time without an offset is a ValueError
+    (the record is unreadable), never read as this machine's local time."""
+    return parse_instant(text).astimezone(UTC)
 
 
 @dataclass(frozen=True, slots=True)

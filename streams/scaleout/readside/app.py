@@ -10,6 +10,12 @@ topic, and a timer that refreshes the metrics and raises contribution-rate alert
   writes) before it commits offsets, so after a crash the state is at least as new as the
   committed offsets: the events redelivered are a suffix of each partition, and the aggregates
   skip every record at or below their key's mark (`aggregate.apply`).
+- **One owner.** A table's contributions arrive on its meters' partitions, so a process that
+  owns some partitions holds part of every table's hour. The alert judges hours only while this
+  process owns every partition of the events topic (`Ownership`); otherwise it logs so once,
+  sets ``jackpot_readside_owns_every_partition`` to 0 and publishes the page's board marked
+  incomplete. The aggregates stay exact either way (each key is written from its own
+  partition); the deployment runs one replica (docs/kafka.md, "Read side").
 - **Windows.** One plain faust Table (changelog ``<app>-aggregates-changelog``, as many
   partitions as the events topic) keyed ``table|h|hour|partition`` and ``table|d|day|partition``:
   faust's own windowed tables cut windows on the epoch (no gaming day starting 06:00 local) and
@@ -29,13 +35,16 @@ from typing import Any
 import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
+from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import active
-from streams.adapters.kafka.topics import THIRTY_DAYS_MS, TopicNames, TopicSpec, provision
+from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
+from streams.adapters.redis.read_model import RedisReadModel
 from streams.codec import DEDUPE_HEADER
 from streams.scaleout.readside.aggregate import DaySpec
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
+from streams.scaleout.readside.publish import BoardPublisher
 
 logger = logging.getLogger(__name__)
 
@@ -78,15 +87,23 @@ class ReadSideSettings:
     tick_s: float = 5.0
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
+    #: where the surveillance page's board goes (`publish`); "" = nowhere
+    redis_url: str = ""
+    redis_prefix: str = "jackpot"
+    redis_password: str | None = None
 
     @property
     def app_id(self) -> str:
         """The faust app id: the consumer group and the changelog's prefix."""
-        return self.group or f"{self.prefix}-readside"
+        return self.group or TopicNames(self.prefix).readside_id
 
     @property
     def alerts_topic(self) -> str:
-        return f"{self.prefix}.readside-alerts"
+        return TopicNames(self.prefix).readside_alerts
+
+    def topics(self) -> tuple[TopicSpec, ...]:
+        """The alerts topic and the changelog, as ``jackpot kafka provision`` makes them."""
+        return readside_specs(TopicNames(self.prefix), self.partitions, app_id=self.app_id)
 
 
 @dataclass
@@ -97,6 +114,7 @@ class ReadSide:
     aggregator: Aggregator
     surveillance: Surveillance
     metrics: ReadSideMetrics
+    publisher: BoardPublisher | None = None
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
@@ -116,6 +134,10 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         topic_replication_factor=1,
         consumer_auto_offset_reset="earliest",
         table_cleanup_interval=3600.0,
+        # its topics are provisioned (`provision_topics`): faust creates none (it would ask the
+        # broker to, as it cannot always see an existing one, and the readside role may not)
+        topic_allow_declare=False,
+        topic_disable_leader=True,  # no on_leader timer: one topic less to provision and grant
         broker_session_timeout=6.0,
         broker_heartbeat_interval=2.0,
     )
@@ -144,17 +166,67 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
             if outcome == "applied" and surveillance.due(aggregator):
                 await review_now()  # an hour closed: checked now, even while catching up
 
+    ownership = Ownership(events.get_topic_name(), settings.partitions)
+
     async def review_now() -> None:
-        for alert in surveillance.review(aggregator):
+        whole = ownership.check(app)
+        metrics.whole.set(1 if whole else 0)
+        for alert in surveillance.review(aggregator, judge=whole):
             await _raise(alerts, alert)
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
+
+    publisher = _publisher(settings)
 
     @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
     async def review() -> None:
         await review_now()  # the metrics, and hours that close while partitions are idle
+        if publisher is not None:  # the page's board, from what the review read
+            await publisher.publish_async(surveillance, complete=ownership.whole)
 
     _ = (aggregate, review)
-    return ReadSide(app, aggregator, surveillance, metrics)
+    return ReadSide(app, aggregator, surveillance, metrics, publisher)
+
+
+def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
+    if not settings.redis_url:
+        return None
+    model = RedisReadModel(
+        settings.redis_url, prefix=settings.redis_prefix, password=settings.redis_password
+    )
+    return BoardPublisher(model)
+
+
+@dataclass
+class Ownership:
+    """Whether this process owns every partition of the events topic: the alert is exact only
+    then (a table's contributions come on its meters' partitions, so each process of several
+    holds part of every table's hour and would judge it on part of the data). The deployment
+    runs one replica; should two run, each says so once and holds its alerts until one of them
+    owns every partition again (module docstring)."""
+
+    topic: str
+    partitions: int
+    whole: bool = False
+    said: str = ""
+
+    def check(self, app: Any) -> bool:
+        """Ask faust for the assignment now; log a change (nothing before the first)."""
+        owned = len({tp.partition for tp in app.consumer.assignment() if tp.topic == self.topic})
+        self.whole = owned == self.partitions
+        state = "" if owned == 0 else "whole" if self.whole else f"{owned}"
+        if state and state != self.said:
+            if self.whole:
+                logger.info("readside: owns every partition of %s: alerts judged", self.topic)
+            else:
+                logger.warning(PARTIAL, owned, self.partitions, self.topic)
+            self.said = state
+        return self.whole
+
+
+PARTIAL = (
+    "readside: assigned %d of %d partitions of %s: contribution-rate alerts are held until one "
+    "read side owns them all (run one replica)"
+)
 
 
 async def _raise(topic: Any, alert: Alert) -> None:
@@ -172,12 +244,23 @@ async def _raise(topic: Any, alert: Alert) -> None:
     )
 
 
+def provision_topics(settings: ReadSideSettings) -> None:
+    """Create the read side's topics if missing (a no-op once ``jackpot kafka provision`` made
+    them). A user with the readside role may not create topics: StoreUnavailable saying so."""
+    try:
+        provision(settings.bootstrap, settings.topics())
+    except StoreUnavailable as exc:
+        msg = (
+            f"{exc}; the read side's topics are made by `jackpot kafka provision --prefix "
+            f"{settings.prefix}` as the admin (the readside role may not create topics)"
+        )
+        raise StoreUnavailable(msg) from exc
+
+
 def run(settings: ReadSideSettings) -> int:
     """Run until SIGTERM or SIGINT (mode's worker handles both: it stops the agent, flushes the
     changelog and commits, then returns); the exit code. faust's data directory is a temporary
     one, removed at the end (the tables live in memory and in their changelog)."""
-    alerts = settings.alerts_topic
-    provision(settings.bootstrap, [TopicSpec(alerts, 1, {"retention.ms": THIRTY_DAYS_MS})])
     with tempfile.TemporaryDirectory(prefix="jackpot-readside-") as datadir:
         loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
         asyncio.set_event_loop(loop)
@@ -190,4 +273,7 @@ def run(settings: ReadSideSettings) -> int:
             worker.execute_from_commandline()
         except SystemExit as exc:
             return exc.code if isinstance(exc.code, int) else 1
+        finally:
+            if side.publisher is not None:
+                side.publisher.close()
     return 0  # pragma: no cover - execute_from_commandline always raises SystemExit

@@ -138,6 +138,9 @@ class Surveillance:
     checked: set[tuple[str, str]] = field(default_factory=set)
     alerting: dict[str, str] = field(default_factory=dict)  # table -> reason of its last hour
     snapshot: ReadSideSnapshot = field(default_factory=ReadSideSnapshot)
+    #: the windows the last review read, summed over partitions (the page's board is made of them)
+    windows: dict[tuple[str, WindowKind, str], Tally] = field(default_factory=dict)
+    watermark: datetime | None = None  # the floor's event time at the last review
     restored: datetime | None = None  # the newest stored hour, until records are read
     #: the hour the floor watermark (less the grace) was in at the last call: [start, end)
     closing: tuple[datetime, datetime] = (
@@ -156,10 +159,16 @@ class Surveillance:
         self.closing = (start, start + HOUR)
         return True
 
-    def review(self, aggregator: Aggregator, idle_s: float = 60.0) -> list[Alert]:
+    def review(
+        self, aggregator: Aggregator, idle_s: float = 60.0, *, judge: bool = True
+    ) -> list[Alert]:
         """Refresh the snapshot from the store; the alerts of hours that closed since (none
         before this process has read records: it cannot tell which hours all partitions
         passed, and the hours before were reviewed by its predecessor).
+
+        ``judge`` False (this process does not own every partition, so it holds part of each
+        table's hour): no hour is checked; a later review that judges checks the hours that
+        closed meanwhile, as far back as the hours it reads (about two hours of event time).
 
         Only the windows the alert can still need are read: the hours from ``history + 2``
         before the watermark (the grace too), and the gaming days from the day before; hours
@@ -174,7 +183,7 @@ class Surveillance:
         windows = totals(aggregator.stored(since))
         hourly = {(t, start): tally for (t, kind, start), tally in windows.items() if kind == "h"}
         found: list[Alert] = []
-        if watermark is not None and since is not None:
+        if judge and watermark is not None and since is not None:
             oldest = iso(since)
             self.checked = {key for key in self.checked if key[1] >= oldest}
             done, first = frozenset(self.checked), iso(since + HOUR * self.band.history)
@@ -184,6 +193,7 @@ class Surveillance:
             self.checked.update(checked)
             self.alerting.update({alert.table_id: alert.reason for alert in found})
         self.snapshot = _snapshot(windows, self.alerting, watermark, aggregator.spec)
+        self.windows, self.watermark = windows, watermark
         return found
 
 

@@ -24,10 +24,12 @@ from controller.floor import Command, decide
 from controller.model.commands import ActivateConfig, CorrectMeter, PayHit, ValidateHit
 from controller.model.events import Event, FixedAwarded, ProgressiveHit
 from controller.model.state import FloorState
-from controller.model.table_events import RoundSettled, TableEvent, from_contract
+from controller.model.table_events import RoundSettled, TableEvent, WagerPlaced, from_contract
 from controller.snapshot import state_to_dict
+from streams.adapters.memory import MemoryLog
 from streams.cli.simulate import sim_tables
-from streams.codec import encode
+from streams.codec import encode, fold_into, record_key
+from streams.ports import LogRecord, StoredRecord
 from streams.sim.floor import (
     AKQ_SPADES,
     COMMUNITY_ROYAL,
@@ -88,13 +90,16 @@ def run_both(
     state: FloorState | None = None,
     check_every: int = 1,
     keep_log: bool = True,
+    fast: Session | None = None,
 ) -> tuple[FloorState, list[Event], Tally]:
     """Decide every step with both; the events must match byte for byte, the states every
     ``check_every`` steps and at the end. A second session replays the reference's events as
     they come (``evolve`` alone) and must reach the same states. Returns the reference's state,
-    its log (empty unless ``keep_log``: a long run keeps memory flat) and what was covered."""
+    its log (empty unless ``keep_log``: a long run keeps memory flat) and what was covered.
+    ``fast`` is the session to decide with, if not one over ``state`` (e.g. one `folded` from
+    the log that led to ``state``, as an engine restarts)."""
     reference = state or FloorState()
-    fast, replayed = Session(reference), Session(reference)
+    fast, replayed = fast or Session(reference), Session(reference)
     log: list[Event] = []
     tally = Tally()
     for number, step in enumerate(steps):
@@ -116,17 +121,67 @@ def run_both(
 
 
 def replay_both(log: list[Event], state: FloorState | None = None, chunk: int = 1) -> None:
-    """Apply a log with both (the session reads its state every ``chunk`` events)."""
+    """Apply a log with both (the session reads its state every ``chunk`` events). A third
+    session folds the log's encoded records as a replay reads them (`streams.codec.fold_into`:
+    the hot records straight into the session's records, never built as frozen events),
+    resuming at each chunk's position, and must reach the same states."""
     start = state or FloorState()
-    fast = Session(start)
+    fast, folded = Session(start), Session(start)
+    stored = MemoryLog()
+    stored.append([LogRecord(record_key(e), encode(e)) for e in log])
+    records = list(stored.read())
     reference = start
     for begin in range(0, len(log), chunk):
         part = log[begin : begin + chunk]
         fast.replay(part)
         reference = evolve_many(reference, part)
+        assert fold_into(folded, _Upto(records, begin + len(part)), begin) == begin + len(part)
         if chunk > 1 or begin % 97 == 0:
             assert_same_state(fast, reference)
+            assert_same_state(folded, reference)
     assert_same_state(fast, reference)
+    assert_same_state(folded, reference)
+
+
+def folded(log: list[Event]) -> Session:
+    """A session that folded ``log``'s encoded records as a replay reads them."""
+    stored = MemoryLog()
+    stored.append([LogRecord(record_key(e), encode(e)) for e in log])
+    session = Session()
+    assert fold_into(session, stored) == len(log)
+    return session
+
+
+def cut_and_resume(
+    steps: list[Step], cut: int, check_every: int = 1, read_in_rounds: bool = True
+) -> Tally:
+    """Decide ``steps[:cut]`` with both; then a session `folded` from that log (not the one that
+    decided it) decides the rest alongside the reference: byte-identical events and states.
+    ``read_in_rounds``: the folded session must hold wagers as the log reader read them (not
+    frozen events) in rounds still open, so the rest is decided on those."""
+    state, log, tally = run_both(steps[:cut], check_every=check_every)
+    session = folded(log)
+    if read_in_rounds:
+        assert any(
+            not isinstance(wager, WagerPlaced)
+            for table in session.tables.values()
+            if table.round is not None and table.round.phase == "open"
+            for wager in table.round.wagers
+        ), "no round open at the cut holds a wager read by the log reader"
+    _, _, rest = run_both(steps[cut:], state, check_every=check_every, fast=session)
+    tally.kinds.update(rest.kinds)
+    return tally
+
+
+class _Upto:
+    """A log's records up to position ``end``: the log as a replay found it at that time."""
+
+    def __init__(self, records: list[StoredRecord], end: int) -> None:
+        self._records, self._end = records, end
+
+    def read(self, after: int = 0) -> list[StoredRecord]:
+        """`EventLog.read`, stopping at ``end``."""
+        return self._records[after : self._end]
 
 
 def activation(text: str, number: int, when: str = "2026-12-01T08:59:00.000Z") -> ActivateConfig:

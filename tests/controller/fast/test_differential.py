@@ -26,7 +26,10 @@ from tests.controller.fast.differential import (
     CEILINGS,
     Step,
     Tally,
+    assert_same_state,
+    cut_and_resume,
     disturbed_floor,
+    folded,
     replay_both,
     run_both,
 )
@@ -64,12 +67,22 @@ def test_a_simulated_floor_decides_and_replays_the_same(seed: int) -> None:
     replay_both(log[:5_000])
 
 
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_floor_folded_from_its_log_decides_the_rest_the_same(seed: int) -> None:
+    """An engine's restart: the session folded from the log's records (hot records read into
+    its records, never built as frozen events) decides what follows as the reference does."""
+    steps = list(disturbed_floor(30_000, seed))
+    tally = cut_and_resume(steps, 3_000 + seed, check_every=997)  # before the first rate change
+    _assert_covered(tally)
+
+
 def test_a_floor_with_low_ceilings_decides_and_replays_the_same() -> None:
     """Overflow carried and diverted to another meter (NY 5320.8) on the way."""
     _, log, tally = run_both(disturbed_floor(30_000, 11, text=CEILINGS), check_every=499)
     assert tally.kinds["ContributionDiverted"] > 0
     assert any(isinstance(e, ContributionRecorded) and e.overflow_sub for e in log)
     replay_both(log, chunk=1_000)
+    cut_and_resume(list(disturbed_floor(6_000, 12, text=CEILINGS)), 3_001, check_every=499)
 
 
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.name)
@@ -79,6 +92,7 @@ def test_every_example_floor_decides_and_replays_the_same(example: Path) -> None
     _, log, tally = run_both(disturbed_floor(8_000, 13, text=text), check_every=997)
     assert tally.kinds["ContributionRecorded"] > 0
     replay_both(log, chunk=500)
+    cut_and_resume(list(disturbed_floor(4_000, 14, text=text)), 2_003, check_every=997)
 
 
 @pytest.mark.slow
@@ -121,6 +135,8 @@ def test_hypothesis_sessions_decide_and_replay_the_same(
     _, log, _ = run_both(steps)
     replay_both(log)
     replay_both(log, chunk=7)
+    cut = data.draw(st.integers(1, len(steps)), label="cut")
+    cut_and_resume(steps, cut, read_in_rounds=False)
 
 
 @pytest.mark.parametrize(
@@ -136,3 +152,4 @@ def test_every_example_event_file_replays_the_same(events: Path) -> None:
     assert [encode(e) for e in fast_log] == [encode(e) for e in log]
     assert fast_state == state
     assert len(log) > len(lines)  # contributions and awards were derived
+    assert_same_state(folded(log), state)  # the log, folded as a replay reads it

@@ -25,7 +25,7 @@ from streams.adapters.kafka.acls import (
     grant,
     role_grants,
 )
-from streams.adapters.kafka.topics import Layout, TopicNames, topic_specs
+from streams.adapters.kafka.topics import Layout, TopicNames, readside_specs, topic_specs
 from streams.cli import build_parser, kafka_grant
 
 NAMES = TopicNames("floor1")
@@ -98,6 +98,27 @@ def test_a_reader_reads_every_deployment_topic_and_the_stored_state() -> None:
     }
 
 
+def test_the_read_side_reads_events_and_keeps_its_own_changelog_alerts_and_group() -> None:
+    assert rows("readside") == {
+        topic("floor1.events", "READ"),  # the agent's source, read_committed
+        topic("floor1.events", "DESCRIBE"),
+        topic("floor1.readside-alerts", "WRITE"),  # the contribution-rate alert records
+        topic("floor1.readside-alerts", "DESCRIBE"),
+        topic("floor1-readside-aggregates-changelog", "READ"),  # restored at assignment
+        topic("floor1-readside-aggregates-changelog", "WRITE"),  # every table write
+        topic("floor1-readside-aggregates-changelog", "DESCRIBE"),
+        ("GROUP", "floor1-readside", "LITERAL", "READ"),  # faust's group is its app id
+    }
+
+
+def test_the_read_sides_topics_are_provisioned_with_fausts_names_and_partitions() -> None:
+    alerts, changelog = readside_specs(NAMES, 6)
+    assert (alerts.name, alerts.partitions) == ("floor1.readside-alerts", 1)
+    assert (changelog.name, changelog.partitions) == ("floor1-readside-aggregates-changelog", 6)
+    assert changelog.config["cleanup.policy"] == "compact"  # a table's state: last per key
+    assert readside_specs(NAMES, 3, app_id="g")[1].name == "g-aggregates-changelog"
+
+
 def writes(role: str, name: str) -> bool:
     """Whether ``role`` may write topic ``name`` by any of its grants."""
     return any(
@@ -128,14 +149,15 @@ def test_no_role_may_do_more_than_read_write_describe_or_create(role: str) -> No
 
 
 def test_every_provisioned_topic_is_readable_by_the_reader_or_the_worker() -> None:
-    for spec in topic_specs(NAMES, Layout()):
+    for spec in (*topic_specs(NAMES, Layout()), *readside_specs(NAMES, 6)):
         readable = {
             r
             for r in ROLES
             for g in role_grants(NAMES, r)
             if g.operation == "READ" and spec.name.startswith(g.name)
         }
-        assert "reader" in readable or spec.name.startswith("floor1-controller-"), spec.name
+        own = spec.name.startswith(("floor1-controller-", "floor1-readside-"))  # the state stores
+        assert "reader" in readable or own, spec.name
 
 
 def test_a_prefix_does_not_reach_a_longer_one() -> None:

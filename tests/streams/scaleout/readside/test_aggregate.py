@@ -188,6 +188,10 @@ def test_uncounted_and_unreadable_records_change_nothing() -> None:
         b"2026-11-29T11:00:00Z", b"9999-12-31T23:00:00Z"
     )  # its gaming day would end after the calendar's last date: refused, no crash
     assert aggregator.take(at_the_end, 0, 5) == "unreadable"
+    no_offset = encode(r.contribution("tcp-1", 0, 1, 1, 1)).replace(
+        b"2026-11-29T11:00:00Z", b"2026-11-29T11:00:00"
+    )  # a wall time names no instant: not guessed as this machine's local time
+    assert aggregator.take(no_offset, 0, 6) == "unreadable"
     assert store == {}
 
 

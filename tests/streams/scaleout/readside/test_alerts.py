@@ -120,6 +120,25 @@ def test_surveillance_raises_a_stuck_table_once_its_hour_closed_on_every_partiti
     assert surveillance.review(aggregator) == []  # checked once per process
 
 
+def test_a_process_that_does_not_own_every_partition_holds_its_alerts_until_it_does() -> None:
+    aggregator = Aggregator({})
+    offset = 0
+    for minutes in range(0, 4 * 60, 10):  # the same stuck sensor from 14:00
+        offset += 1
+        aggregator.take(r.settled("tcp-1", minutes), 0, offset)
+        if minutes < 3 * 60:
+            aggregator.take(encode_contribution(minutes), 1, offset)
+    offset += 1
+    aggregator.take(encode_contribution(5 * 60 + 10), 1, offset)
+    aggregator.take(r.settled("tcp-1", 5 * 60 + 10), 0, offset)
+    surveillance = Surveillance(band=BAND)
+    assert surveillance.review(aggregator, judge=False) == []  # part of the floor: no verdict
+    assert surveillance.snapshot.alerting == {}
+    assert surveillance.windows  # the page's board still gets the (exact) windows
+    (alert,) = surveillance.review(aggregator)  # every partition again: the held hour judged
+    assert alert.alert_id == "tcp-1@2026-11-29T14:00:00Z"
+
+
 def encode_contribution(minutes: int) -> bytes:
     from streams.codec import encode  # noqa: PLC0415
 
