@@ -30,10 +30,12 @@ the topic order, as it may between two runs anyway (docs/kafka.md, Parity).
 from __future__ import annotations
 
 import json
+import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from streams.adapters.kafka.sink import partition_of
 from streams.codec import Output
@@ -42,7 +44,9 @@ from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.store import Lane, PartitionState
 
 Where = tuple[str, int]
-WATERMARK_TIMEOUT_S = 10.0
+WATERMARK_TIMEOUT_S = 5.0
+RETRY_S = 1.0
+LOG = logging.getLogger("jackpot.kafka.worker")
 
 
 class Pending(Protocol):
@@ -71,6 +75,7 @@ class Shortcut:
         self._fences: dict[int, tuple[object, dict[int, int]]] = {}
         #: (table, meter) -> the last (table seq, step index) this loop sent through the topic
         self._routed: dict[tuple[str, str], tuple[int, int]] = {}
+        self._retry_at = 0.0  # after ends could not be read: not before then again
 
     def outputs(
         self,
@@ -157,7 +162,14 @@ class Shortcut:
         known = self._fences.get(table_part)
         if known is not None and known[0] is state:
             return known[1]
-        ends = {p: self._end_of(p) for p in range(self._partitions)}
+        if time.monotonic() < self._retry_at:
+            return {}
+        try:
+            ends = {p: self._end_of(p) for p in range(self._partitions)}
+        except KafkaException as exc:  # the broker away: through the topic until it answers
+            LOG.warning("meter-claims ends not readable (%s): claims go through the topic", exc)
+            self._retry_at = time.monotonic() + RETRY_S
+            return {}
         for (topic, part), other in owned.items():
             seen = self._fences.get(part)
             if topic == self._table_topic and (seen is None or seen[0] is not other):

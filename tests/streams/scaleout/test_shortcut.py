@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from confluent_kafka import KafkaError, KafkaException
 
 from controller.config.floor import load_floor_config
 from controller.meter import ContributionClaim
@@ -183,3 +184,16 @@ def test_the_ends_are_asked_once_for_the_table_partitions_assigned_together() ->
     states = {**owned(progress=0), (NAMES.table_events, 1): PartitionState()}
     assert shortcut.fence(states, 0) == shortcut.fence(states, 1) == dict.fromkeys(range(6), 7)
     assert asked == list(range(PARTITIONS))
+
+
+def test_ends_not_readable_send_the_claims_through_the_topic() -> None:
+    """The broker away while the fence is taken: no fence, so nothing is applied in place."""
+
+    def away(part: int) -> int:
+        raise KafkaException(KafkaError(KafkaError._TRANSPORT))
+
+    _, lane = setup({})
+    shortcut = Shortcut(lane, NAMES.table_events, PARTITIONS, away)
+    batch = Batch()
+    assert shortcut.outputs(batch, owned(progress=10**6), 0, [claim(1)], 0) == [claim(1)]
+    assert batch.states == {}
