@@ -5,7 +5,8 @@ into meter and award events (`decide`) and folds events into state (`evolve`). A
 `streams/`.
 
 The rooms: `model` (the vocabulary), `config` (the floor configuration), `rules` (the table
-stage), `meter` (the meter stage), `floor` and `evolve` (decide and evolve for the floor),
-`snapshot` and `codec` (state and events as plain data), `reconciliation`. `controller` imports
-nothing of `streams` (checked by `lint-imports`).
+stage), `meter` (the meter stage; its fold, which every reader replays, is `meter_evolve`),
+`floor` and `evolve` (decide and evolve for the floor), `snapshot` and `codec` (state and events
+as plain data), `reconciliation`. `controller` imports nothing of `streams` (checked by
+`lint-imports`).
 """

@@ -154,25 +154,9 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
     if command.amount_delta_sub == 0 and command.reserve_delta_sub == 0:
         msg = "a correction of zero changes nothing; send the amount and/or reserve to move"
         raise RuleViolation(msg)
-    amount = meter.amount_sub + command.amount_delta_sub
-    reserve = meter.reserve_sub + command.reserve_delta_sub
-    if amount < 0 or reserve < 0:
-        msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
-        raise RuleViolation(msg)
-    if max(amount, reserve) > cents_to_subunits(MAX_MONEY_CENTS):
-        msg = (
-            f"correction would take meter {command.meter_id!r} or its reserve over "
-            f"{format_cents(MAX_MONEY_CENTS)}, the event contract's bound"
-        )
-        raise RuleViolation(msg)
+    _check_in_bounds(meter, command)
     _check_below_ceiling(state, meter, command.amount_delta_sub)
-    definition = state.config.meters.get(meter.meter_id) if state.config else None
-    if definition is not None and definition.mystery and command.amount_delta_sub > 0:
-        msg = (
-            f"meter {command.meter_id!r} is a mystery level: only wagers move it up toward its "
-            "sealed trigger (a correction could pass it with no winner)"
-        )
-        raise RuleViolation(msg)
+    _check_not_raising_mystery(state, meter, command)
     _check_second(state, command)
     return MeterCorrected(
         meter_id=command.meter_id,
@@ -186,6 +170,34 @@ def _correct(state: FloorState, command: CorrectMeter) -> MeterCorrected:
         idempotency_key=command.idempotency_key,
         request_digest=command.request_digest,
     )
+
+
+def _check_in_bounds(meter: MeterState, command: CorrectMeter) -> None:
+    """Neither the meter nor its reserve may end below zero or above the event contract's money
+    bound (issue 15)."""
+    amount = meter.amount_sub + command.amount_delta_sub
+    reserve = meter.reserve_sub + command.reserve_delta_sub
+    if amount < 0 or reserve < 0:
+        msg = f"correction would make meter {command.meter_id!r} or its reserve negative"
+        raise RuleViolation(msg)
+    if max(amount, reserve) > cents_to_subunits(MAX_MONEY_CENTS):
+        msg = (
+            f"correction would take meter {command.meter_id!r} or its reserve over "
+            f"{format_cents(MAX_MONEY_CENTS)}, the event contract's bound"
+        )
+        raise RuleViolation(msg)
+
+
+def _check_not_raising_mystery(state: FloorState, meter: MeterState, command: CorrectMeter) -> None:
+    """A mystery level moves up only by wagers: a correction could pass its sealed trigger with
+    no winner (it may still go down)."""
+    definition = state.config.meters.get(meter.meter_id) if state.config else None
+    if definition is not None and definition.mystery and command.amount_delta_sub > 0:
+        msg = (
+            f"meter {command.meter_id!r} is a mystery level: only wagers move it up toward its "
+            "sealed trigger (a correction could pass it with no winner)"
+        )
+        raise RuleViolation(msg)
 
 
 def visible(text: str) -> bool:

@@ -1,37 +1,33 @@
 """The meter stage: the single writer of each meter.
 
-The table stage (`controller.rules.settlement`) says *what* is owed to a meter (claims); this stage
-says
-*how much*, from the meter as it stands at that moment. Keeping the two apart is what lets the Kafka
-engine partition rounds by table and meters by meter, and it is what makes 649a.12(e)(4) hold: a
-progressive is paid "in accordance with the amount on the meter when it is the player's turn", so a
-second winner of the same meter is paid from the meter after the first payout and reset. The
-claims themselves are in `controller.claims` (re-exported here).
+The table stage (`controller.rules.settlement`) says *what* is owed to a meter (claims); this
+stage says *how much*, from the meter as it stands at that moment. Keeping the two apart is what
+lets the Kafka engine partition rounds by table and meters by meter, and it is what makes
+649a.12(e)(4) hold: a progressive is paid "in accordance with the amount on the meter when it is
+the player's turn", so a second winner of the same meter is paid from the meter after the first
+payout and reset. The claims themselves are in `controller.claims`, and the fold that applies
+meter events in `controller.meter_evolve` (both re-exported here, where callers import them from).
 """
 
 from __future__ import annotations
 
 from typing import assert_never
 
-from immutables import Map
-
 from controller.ceiling import DivertClaim, split_at_ceiling
 from controller.claims import AnyClaim, ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.config.floor import MeterDef
+from controller.meter_evolve import evolve_meter
 from controller.model.events import (
     AwardShare,
     ContributionDiverted,
     ContributionRecorded,
     ContributionsReversed,
-    MeterCorrected,
     MeterEvent,
     MeterSeeded,
-    MeterTransferredIn,
-    MeterTransferredOut,
     ProgressiveHit,
 )
 from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
-from controller.model.state import MeterState, fast_replace
+from controller.model.state import MeterState
 
 __all__ = [
     "AnyClaim",
@@ -206,113 +202,3 @@ def _hit(meter: MeterState, definition: MeterDef, claim: HitClaim) -> Progressiv
         overflow_before_sub=meter.overflow_sub,
         overflow_after_sub=overflow_after,
     )
-
-
-def evolve_meter(meter: MeterState, event: MeterEvent) -> MeterState:
-    """Apply a meter event; never raises, never decides."""
-    match event:
-        case MeterSeeded():
-            return fast_replace(
-                meter,
-                amount_sub=meter.amount_sub + event.amount_sub,
-                seeded_sub=meter.seeded_sub + event.amount_sub,
-                seq=event.meter_seq,
-            )
-        case ContributionRecorded():
-            return fast_replace(
-                meter,
-                open_rounds=_with_contribution(meter.open_rounds, event),
-                amount_sub=meter.amount_sub
-                + event.primary_sub
-                - event.overflow_sub
-                - event.diverted_sub,
-                reserve_sub=meter.reserve_sub + event.reserve_sub,
-                overflow_sub=meter.overflow_sub + event.overflow_sub,
-                contributed_sub=meter.contributed_sub + event.primary_sub + event.reserve_sub,
-                transferred_sub=meter.transferred_sub - event.diverted_sub,
-                contributions=meter.contributions + 1,
-                seq=event.meter_seq,
-            )
-        case ContributionDiverted():
-            return fast_replace(
-                meter,
-                amount_sub=meter.amount_sub
-                + event.amount_sub
-                - event.overflow_sub
-                - event.diverted_sub,
-                overflow_sub=meter.overflow_sub + event.overflow_sub,
-                transferred_sub=meter.transferred_sub + event.amount_sub - event.diverted_sub,
-                seq=event.meter_seq,
-            )
-        case ContributionsReversed():
-            return fast_replace(
-                meter,
-                open_rounds=meter.open_rounds.delete(event.table_id)
-                if event.table_id in meter.open_rounds
-                else meter.open_rounds,
-                amount_sub=meter.amount_sub - event.primary_sub + event.overflow_sub,
-                overflow_sub=meter.overflow_sub - event.overflow_sub,
-                reserve_sub=meter.reserve_sub - event.reserve_sub,
-                corrected_sub=meter.corrected_sub - event.primary_sub - event.reserve_sub,
-                seq=event.meter_seq,
-            )
-        case ProgressiveHit():
-            return fast_replace(
-                meter,
-                open_rounds=Map() if event.reset else meter.open_rounds,
-                amount_sub=event.meter_after_sub,
-                reserve_sub=event.reserve_after_sub,
-                overflow_sub=event.overflow_after_sub,
-                seeded_sub=meter.seeded_sub + event.reseed_sub,
-                paid_sub=meter.paid_sub + event.amount_cents * SUBUNITS_PER_CENT,
-                hits=meter.hits + 1,
-                seq=event.meter_seq,
-            )
-        case MeterCorrected():
-            return fast_replace(
-                meter,
-                amount_sub=meter.amount_sub + event.amount_delta_sub,
-                reserve_sub=meter.reserve_sub + event.reserve_delta_sub,
-                corrected_sub=meter.corrected_sub
-                + event.amount_delta_sub
-                + event.reserve_delta_sub,
-                seq=event.meter_seq,
-            )
-        case MeterTransferredOut():
-            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
-            return fast_replace(
-                meter,
-                open_rounds=Map(),
-                amount_sub=meter.amount_sub - event.amount_sub,
-                reserve_sub=meter.reserve_sub - event.reserve_sub,
-                overflow_sub=meter.overflow_sub - event.overflow_sub,
-                transferred_sub=meter.transferred_sub - moved,
-                retired=True,
-                seq=event.meter_seq,
-            )
-        case MeterTransferredIn():
-            moved = event.amount_sub + event.reserve_sub + event.overflow_sub
-            return fast_replace(
-                meter,
-                amount_sub=meter.amount_sub + event.amount_sub,
-                reserve_sub=meter.reserve_sub + event.reserve_sub,
-                overflow_sub=meter.overflow_sub + event.overflow_sub,
-                transferred_sub=meter.transferred_sub + moved,
-                seq=event.meter_seq,
-            )
-        case _:
-            assert_never(event)
-
-
-def _with_contribution(
-    open_rounds: Map[str, tuple[str, int, int]], event: ContributionRecorded
-) -> Map[str, tuple[str, int, int]]:
-    """Add to the table's open round; a contribution from a newer round replaces the old entry
-    (a table plays one round at a time, so the map holds at most one entry per table)."""
-    entry = open_rounds.get(event.table_id)
-    pooled = event.primary_sub - event.diverted_sub  # on the meter or in its overflow
-    if entry is not None and entry[0] == event.round_id:
-        total = (event.round_id, entry[1] + pooled, entry[2] + event.reserve_sub)
-    else:
-        total = (event.round_id, pooled, event.reserve_sub)
-    return open_rounds.set(event.table_id, total)

@@ -158,10 +158,19 @@ def hit_at_trigger(
         raise RuleViolation(msg)
     if meter.amount_sub < trigger * SUBUNITS_PER_CENT:
         return None
+    hit = _trigger_hit(meter, definition, event, trigger)
+    return hit, _revealed(meter, definition, hit, trigger)
+
+
+def _trigger_hit(
+    meter: MeterState, definition: MeterDef, event: ContributionRecorded, trigger: int
+) -> ProgressiveHit:
+    """The trigger amount to the contributing seat, and a reset like a 100% hit's: reseed plus
+    the reserve and the overflow."""
     reseed = definition.reseed_subunits
     after = meter.amount_sub - trigger * SUBUNITS_PER_CENT + reseed
     after += meter.reserve_sub + meter.overflow_sub
-    hit = ProgressiveHit(
+    return ProgressiveHit(
         hit_id=f"{event.table_id}/{event.round_id}/mystery/{meter.meter_id}/{meter.seq + 1}",
         meter_id=meter.meter_id,
         table_id=event.table_id,
@@ -184,7 +193,14 @@ def hit_at_trigger(
         overflow_before_sub=meter.overflow_sub,
         overflow_after_sub=0,
     )
-    revealed = MysteryRevealed(
+
+
+def _revealed(
+    meter: MeterState, definition: MeterDef, hit: ProgressiveHit, trigger: int
+) -> MysteryRevealed:
+    """The sealed trigger opened at the hit, with what anyone needs to check it against the
+    commitment made when the level was armed."""
+    return MysteryRevealed(
         meter_id=meter.meter_id,
         hit_id=hit.hit_id,
         commitment=meter.mystery_commitment,
@@ -193,9 +209,8 @@ def hit_at_trigger(
         reset_cents=definition.progressive.reset_cents,
         must_hit_by_cents=definition.progressive.must_hit_by_cents,
         amount_cents=trigger,
-        occurred_at=event.occurred_at,
+        occurred_at=hit.occurred_at,
     )
-    return hit, revealed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -23,20 +23,9 @@ def transfer(
     """The two events of a transfer, or RuleViolation with the reason it is refused."""
     _check_people(command)
     config, source, target = _meters(state, command)
-    if config.meters[target.meter_id].mystery:
-        msg = (
-            f"meter {target.meter_id!r} is a mystery level: only wagers may take it toward its "
-            "sealed trigger"
-        )
-        raise RuleViolation(msg)
+    _check_not_mystery(config, target.meter_id)
     _check_unlinked(config, source.meter_id)
-    if state.pending_config is not None:  # it would link the meter again once it applies
-        pending = state.pending_config
-        try:
-            _check_unlinked(load_floor_config(pending.text, pending.source), source.meter_id)
-        except RuleViolation as exc:
-            msg = f"the configuration scheduled as version {pending.version}: {exc}"
-            raise RuleViolation(msg) from exc
+    _check_unlinked_when_pending(state, source.meter_id)
     carry = MeterDef(
         meter_id=target.meter_id,
         progressive=config.meters[target.meter_id].progressive,
@@ -68,6 +57,29 @@ def transfer(
         **who,
     )
     return out, arrived
+
+
+def _check_not_mystery(config: FloorConfig, meter_id: str) -> None:
+    """A mystery level's trigger is sealed: money moved onto it could pass the trigger with no
+    winner."""
+    if config.meters[meter_id].mystery:
+        msg = (
+            f"meter {meter_id!r} is a mystery level: only wagers may take it toward its "
+            "sealed trigger"
+        )
+        raise RuleViolation(msg)
+
+
+def _check_unlinked_when_pending(state: FloorState, meter_id: str) -> None:
+    """The configuration scheduled to apply must leave the meter unlinked too, or it would link
+    the meter again once it applies."""
+    if state.pending_config is not None:
+        pending = state.pending_config
+        try:
+            _check_unlinked(load_floor_config(pending.text, pending.source), meter_id)
+        except RuleViolation as exc:
+            msg = f"the configuration scheduled as version {pending.version}: {exc}"
+            raise RuleViolation(msg) from exc
 
 
 def _check_people(command: TransferMeter) -> None:

@@ -29,6 +29,33 @@ from controller.model.state import MeterState
 Contributed = tuple[int, int, int]
 
 
+class RoundContributions:
+    """What each unsettled round gave each meter, so a void can be checked against it
+    (`check_reversal`): kept from the contributions until the round settles or is voided."""
+
+    def __init__(self) -> None:
+        self._rounds: dict[tuple[str, str], dict[str, Contributed]] = {}
+
+    def add(self, event: ContributionRecorded) -> None:
+        """Count one more contribution of the round to the meter."""
+        per_meter = self._rounds.setdefault((event.table_id, event.round_id), {})
+        count, primary, reserve = per_meter.get(event.meter_id, (0, 0, 0))
+        per_meter[event.meter_id] = (
+            count + 1,
+            primary + event.primary_sub,
+            reserve + event.reserve_sub,
+        )
+
+    def take(self, event: ContributionsReversed) -> Contributed | None:
+        """What the voided round gave the meter (None if nothing open), forgotten once taken:
+        a second void of the same round finds nothing."""
+        return self._rounds.get((event.table_id, event.round_id), {}).pop(event.meter_id, None)
+
+    def settled(self, table_id: str, round_id: str) -> None:
+        """A settled round can no longer be voided."""
+        self._rounds.pop((table_id, round_id), None)
+
+
 def check_sequence(meter: MeterState, event: MeterEvent) -> list[str]:
     """Every meter event is the meter's next operation: a gap is a lost event, a repeat a replay."""
     if event.meter_seq == meter.seq + 1:

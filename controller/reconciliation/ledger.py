@@ -149,19 +149,7 @@ class MeterLedger:
                 )
                 self.reversals.append(Reversal.of(position, event))
             case ProgressiveHit():
-                self.flows = fast_replace(
-                    f,
-                    reseeded_sub=f.reseeded_sub + event.reseed_sub,
-                    paid_sub=f.paid_sub + event.amount_cents * SUBUNITS_PER_CENT,
-                    released_sub=f.released_sub
-                    + event.reserve_before_sub
-                    - event.reserve_after_sub,
-                    overflow_released_sub=f.overflow_released_sub
-                    + event.overflow_before_sub
-                    - event.overflow_after_sub,
-                )
-                self.splits += event.on == "dealer" and len(event.winners) > 1
-                self.award("progressive", event.hand, event.amount_cents)
+                self._hit(event)
             case MeterTransferredOut() | MeterTransferredIn():
                 self._moved(event)
             case MeterCorrected():
@@ -171,6 +159,22 @@ class MeterLedger:
                     corrected_reserve_sub=f.corrected_reserve_sub + event.reserve_delta_sub,
                 )
                 self.corrections.append(Correction.of(position, at, event))
+
+    def _hit(self, event: ProgressiveHit) -> None:
+        """A hit pays from the meter; a reset reseeds it and releases the reserve and the
+        overflow onto it. A dealer-hand jackpot shared by several seats counts as one split."""
+        f = self.flows
+        self.flows = fast_replace(
+            f,
+            reseeded_sub=f.reseeded_sub + event.reseed_sub,
+            paid_sub=f.paid_sub + event.amount_cents * SUBUNITS_PER_CENT,
+            released_sub=f.released_sub + event.reserve_before_sub - event.reserve_after_sub,
+            overflow_released_sub=f.overflow_released_sub
+            + event.overflow_before_sub
+            - event.overflow_after_sub,
+        )
+        self.splits += event.on == "dealer" and len(event.winners) > 1
+        self.award("progressive", event.hand, event.amount_cents)
 
     def _moved(self, event: MeterTransferredOut | MeterTransferredIn) -> None:
         """A transfer out (the meter retires) or in, by pool, to the sub-unit."""

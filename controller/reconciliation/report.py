@@ -4,7 +4,8 @@
 the first, and returns a `Report`: per meter the opening, the flows (contributions by table and by
 wager type, voids, awards by level and kind, reseeds, corrections with who and why), the closing,
 and whether they add up to the sub-unit (`controller.reconciliation.ledger`), with every event that
-does not add up flagged by position (`controller.reconciliation.checks`).
+does not add up flagged by position (`controller.reconciliation.checks`), and what the report says
+about the period as a whole (`controller.reconciliation.summary`).
 
 How a period is cut. The log's position order is the truth, and a record's time is the
 controller's receive time (``received_at``, issue 15); only a record logged before it was kept is
@@ -53,9 +54,8 @@ from controller.model.events import (
     ProgressiveHit,
 )
 from controller.model.instants import aware_instant
-from controller.model.money import format_subunits_exact
 from controller.model.table_events import RoundSettled
-from controller.reconciliation.checks import check_reversal
+from controller.reconciliation.checks import RoundContributions, check_reversal
 from controller.reconciliation.ledger import MeterLedger
 from controller.reconciliation.period import (
     Finding,
@@ -66,6 +66,12 @@ from controller.reconciliation.period import (
     TimeWindow,
     Unreadable,
     gaming_day,
+)
+from controller.reconciliation.summary import (
+    balance_findings,
+    describe,
+    left_out_finding,
+    time_notes,
 )
 
 __all__ = [
@@ -119,7 +125,7 @@ class _Fold:
         self.notes: list[str] = []
         self.reports: tuple[MeterReport, ...] = ()
         self.hits: dict[str, str] = {}  # hit_id -> meter_id, until paid
-        self.rounds: dict[tuple[str, str], dict[str, tuple[int, int, int]]] = {}
+        self.rounds = RoundContributions()
 
     def add(self, position: int, item: Event | Unreadable, received_at: str = "") -> None:
         """One record, in log order, with the controller's receive time if the log kept it."""
@@ -205,8 +211,7 @@ class _Fold:
             ):
                 self._meter_event(position, event)
             case ContributionsReversed():
-                key = (event.table_id, event.round_id)
-                contributed = self.rounds.get(key, {}).pop(event.meter_id, None)
+                contributed = self.rounds.take(event)
                 self._ledger(event.meter_id).flag(
                     position, "reversal", check_reversal(event, contributed)
                 )
@@ -219,7 +224,7 @@ class _Fold:
             case HitValidated() | HitPaid():
                 self._hit_life(position, event)
             case RoundSettled():
-                self.rounds.pop((event.table_id, event.round_id), None)
+                self.rounds.settled(event.table_id, event.round_id)
             case ConfigActivated():
                 self._config(position, event)
             case _:
@@ -237,14 +242,7 @@ class _Fold:
         | MeterTransferredIn,
     ) -> None:
         if isinstance(event, ContributionRecorded):
-            # What each unsettled round gave each meter, so a void can be checked against it.
-            per_meter = self.rounds.setdefault((event.table_id, event.round_id), {})
-            count, primary, reserve = per_meter.get(event.meter_id, (0, 0, 0))
-            per_meter[event.meter_id] = (
-                count + 1,
-                primary + event.primary_sub,
-                reserve + event.reserve_sub,
-            )
+            self.rounds.add(event)  # so a void of the round can be checked against it
         elif isinstance(event, ProgressiveHit):
             self.hits[event.hit_id] = event.meter_id
         self._ledger(event.meter_id).apply(
@@ -280,56 +278,19 @@ class _Fold:
             self._open(self.head_position + 1)
         if self.phase == "in":
             self._close()
-        self._time_notes()
+        self.notes += time_notes(self.early, self.late, self.unstamped)
         return Report(
-            period=_describe(self.period),
+            period=describe(self.period),
             opening_position=self.opening_position,
             closing_position=self.closing_position,
             records=self.records,
             head_position=self.head_position,
             meters=self.reports,
-            findings=(*self.findings, *self._balance_findings(), *self._left_out_finding()),
+            findings=(
+                *self.findings,
+                *balance_findings(self.reports),
+                *left_out_finding(self.left_out),
+            ),
             notes=tuple(self.notes),
             head=tuple(self.ledgers[m].state for m in sorted(self.ledgers, key=self._order)),
         )
-
-    def _balance_findings(self) -> tuple[Finding, ...]:
-        findings = []
-        for meter in self.reports:
-            if not meter.balanced:
-                amount, reserve, overflow = (format_subunits_exact(d) for d in meter.difference)
-                message = (
-                    f"closing differs from opening + flows by {amount} on the meter, "
-                    f"{reserve} on the reserve and {overflow} on the overflow; the difference "
-                    "changed after the events listed"
-                )
-                findings.append(Finding("balance", meter.meter_id, meter.behind, message))
-        return tuple(findings)
-
-    def _left_out_finding(self) -> tuple[Finding, ...]:
-        """Records timed inside the period but logged after its cut were left out: the report
-        is not whole, so it does not balance (issue 15: a device dated 9999-12-31 closed a
-        gaming day early and 5,053 records were left out of a report that exited 0)."""
-        if not self.left_out:
-            return ()
-        message = (
-            f"{len(self.left_out)} records timed inside the period were logged after its cut "
-            "and left out (the first 100 positions listed)"
-        )
-        return (Finding("left_out", "", tuple(self.left_out[:100]), message),)
-
-    def _time_notes(self) -> None:
-        for count, what in (
-            (self.early, "logged in the period but stamped before its start"),
-            (self.late, "logged after the period but stamped before its end"),
-            (self.unstamped, "in the period without a readable occurred_at"),
-        ):
-            if count:
-                self.notes.append(f"{count} records {what} (left where the log put them)")
-
-
-def _describe(period: Period) -> str:
-    if isinstance(period, PositionWindow):
-        to = "the end of the log" if period.to is None else f"position {period.to}"
-        return f"records after position {period.after} to {to}"
-    return f"{period.start.isoformat()} to {period.end.isoformat()} (end exclusive)"

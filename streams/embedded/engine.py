@@ -2,12 +2,13 @@
 
 Ingest runs each table event through the schema check, the idempotency check and the core's
 fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
-state); the whole batch's events are appended to the log in one atomic write. A failed write puts
-the session back at the state the batch started from, so the state never runs ahead of the log. A
-restart first walks the log's hash chain (a break stops the start with `LogTampered` naming the
-position), then loads the newest snapshot whose checksum and tag hold (its tables decoded when
-first used) and replays the log's tail; a bad or unauthenticated snapshot is ignored and the
-state rebuilt from the whole log.
+state) — the checks for one item are in `streams.embedded.intake`, so this module is the
+orchestration: the lock, the batch, the append, the listeners, the snapshots. The whole batch's
+events are appended to the log in one atomic write. A failed write puts the session back at the
+state the batch started from, so the state never runs ahead of the log. A restart first walks the
+log's hash chain (a break stops the start with `LogTampered` naming the position), then loads the
+newest snapshot whose checksum and tag hold (its tables decoded when first used) and replays the
+log's tail; a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -16,9 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
-from datetime import datetime
-from typing import Literal
+from dataclasses import replace
 
 import msgspec
 
@@ -30,34 +29,18 @@ from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from streams.clock import utc_now
-from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key, reused_id_reason
-from streams.door.fast_decode import validate_to_event
-from streams.door.heartbeat import Heartbeat
+from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key
 from streams.embedded import arming
-from streams.embedded.dead_letter import dead_letter, refused_command
-from streams.embedded.received import ahead_reason, latest_allowed
+from streams.embedded.dead_letter import refused_command
+from streams.embedded.intake import Outcome, Scope, Status, admit, logged_payloads, refuse
+from streams.embedded.received import latest_allowed
 from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
-from streams.liveness.tracker import HEARTBEAT_NOTED, LivenessTracker, unknown_table_reason
+from streams.liveness.tracker import LivenessTracker
 from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
-Status = Literal["accepted", "duplicate", "rejected"]
 Listener = Callable[[Sequence[Event]], None]
-#: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
-#: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
-Scope = Callable[[str], str]
 
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    """The answer to one submitted event or command."""
-
-    event_id: str
-    status: Status
-    reason: str = ""
-    replayed: bool = False
-    """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
-    conflict: bool = False
-    """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
+__all__ = ["EmbeddedController", "Listener", "Outcome", "Scope", "Status"]
 
 
 class EmbeddedController:
@@ -158,13 +141,21 @@ class EmbeddedController:
         with self._lock:
             outcomes, batch, events = [], [], []
             raws = list(raws)
-            seen: dict[str, bytes] = self._logged(raws)
+            seen: dict[str, bytes] = logged_payloads(self._log, raws)
             heard: list[str] = []
             now = self._clock()
             latest = latest_allowed(self._session.partial_state(), now)  # the configuration
             with self._undo_on_error():
                 for raw in raws:
-                    outcome, produced, payload = self._one(raw, seen, heard, scope, latest=latest)
+                    outcome, produced, payload = admit(
+                        self._session,
+                        raw,
+                        seen,
+                        heard,
+                        scope=scope,
+                        clock=self._clock,
+                        latest=latest,
+                    )
                     outcomes.append(outcome)
                     produced = (*produced, *(self._arm() if produced else ()))
                     for index, event in enumerate(produced):
@@ -177,76 +168,10 @@ class EmbeddedController:
             self.liveness.heard(heard)  # after the append: a failed write raised before
             return outcomes
 
-    def _logged(self, raws: list[object]) -> dict[str, bytes]:
-        """The payloads already in the log under the batch's event ids: one query per batch.
-
-        A raw event that validates carries its ``event_id`` as this string, so every id `_one`
-        checks was asked for (and the log's own dedupe refuses the append if one were missed)."""
-        ids = {
-            raw["event_id"]
-            for raw in raws
-            if isinstance(raw, dict) and isinstance(raw.get("event_id"), str)
-        }
-        return self._log.payloads_of(ids)
-
-    def _one(
-        self,
-        raw: object,
-        seen: dict[str, bytes],
-        heard: list[str],
-        scope: Scope | None,
-        *,
-        latest: datetime | None = None,
-    ) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
-        """The outcome, the events produced and, when accepted, the first event's (the table
-        event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
-        payloads of the batch's ids already logged (`_logged`) or accepted earlier in the batch;
-        ``heard`` gets the table of every heartbeat and every accepted (or repeated) event;
-        ``scope`` (`submit`) refuses items for tables the submitter may not post for."""
-        try:
-            command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
-        except RuleViolation as exc:
-            return (*self._dead_letter(raw, str(exc)), None)
-        refusal = scope(command.table_id) if scope is not None else ""
-        if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
-            return (*self._dead_letter(raw, refusal), None)
-        if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
-            reason = unknown_table_reason(self._session.config, command.table_id)
-            if reason:
-                return (*self._dead_letter(raw, reason), None)
-            heard.append(command.table_id)
-            return Outcome(command.event_id, "accepted", HEARTBEAT_NOTED), (), None
-        payload = encode(command)
-        earlier = seen.get(command.event_id)
-        if earlier == payload:
-            heard.append(command.table_id)
-            return Outcome(command.event_id, "duplicate", "already accepted"), (), None
-        if earlier is not None:
-            return (*self._dead_letter(raw, reused_id_reason(command.event_id)), None)
-        ahead = ahead_reason(command.occurred_at, latest)
-        if ahead:
-            return (*self._dead_letter(raw, ahead), None)
-        produced = self._session.step(command)  # decided, and the session advanced
-        first = produced[0]
-        if isinstance(first, EventRejected):
-            return (*self._dead_letter(raw, first.reason, first), None)
-        seen[command.event_id] = payload
-        heard.append(command.table_id)
-        # An accepted table event is the first event it produces (`controller.floor.decide`).
-        reused = payload if first is command else None
-        return Outcome(command.event_id, "accepted"), produced, reused
-
-    def _dead_letter(
-        self, raw: object, reason: str, rejected: EventRejected | None = None
-    ) -> tuple[Outcome, tuple[Event, ...]]:
-        """A refused input is recorded with its reason and the raw input; it changes nothing."""
-        record = dead_letter(raw, reason, self._clock, rejected)
-        return Outcome(record.event_id, "rejected", reason), (record,)
-
     def record_rejection(self, raw_text: str, reason: str) -> Outcome:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
         with self._lock:
-            outcome, produced = self._dead_letter(raw_text[:MAX_RAW_KEPT], reason)
+            outcome, produced = refuse(raw_text[:MAX_RAW_KEPT], reason, self._clock)
             now = self._clock()
             batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._appended(self._append(batch), list(produced))  # a refusal changes no state
@@ -293,9 +218,8 @@ class EmbeddedController:
                 f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
                 "request; a retry must repeat the request exactly, a new request needs a new key"
             )
-            outcome, produced = self._dead_letter(
-                {"event_id": command.command_id, "type": type(command).__name__}, reason
-            )
+            request = {"event_id": command.command_id, "type": type(command).__name__}
+            outcome, produced = refuse(request, reason, self._clock)
             now = self._clock()
             batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
             self._appended(self._append(batch), list(produced))

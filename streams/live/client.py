@@ -1,4 +1,5 @@
-"""One open live stream (`Client`) and the server-sent event text (`sse`), for `streams.live.feed`.
+"""One open live stream (`Client`), the server-sent event text (`sse`) and the fan-out of a batch's
+messages to the open streams (`broadcast`), for `streams.live.feed`.
 
 A client is an asyncio queue on the server's event loop, filled from the engine's thread with
 ``call_soon_threadsafe``; one that falls ``limit`` messages behind is closed (its page reconnects
@@ -16,6 +17,7 @@ from typing import Literal
 from streams.live.alerts import Row
 
 Topic = Literal["meters", "activity"]
+Message = tuple[Topic, str, str]  # topic, meter id ("" for all), SSE text
 
 
 class Signal(Enum):
@@ -66,3 +68,16 @@ class Client:
             return await asyncio.wait_for(self.queue.get(), timeout)
         except TimeoutError:
             return Signal.TIMEOUT
+
+
+def broadcast(clients: set[Client], messages: Sequence[Message]) -> None:
+    """Hand each client its messages on its own loop; a client whose loop is closed (the server
+    is gone) is dropped from ``clients``."""
+    for client in list(clients):
+        texts = [t for topic, m, t in messages if topic == client.topic and client.wants(m)]
+        if not texts:
+            continue
+        try:
+            client.loop.call_soon_threadsafe(client.offer, texts)
+        except RuntimeError:
+            clients.discard(client)

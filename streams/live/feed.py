@@ -3,18 +3,16 @@
 Sources. On the embedded engine `LiveFeed.attach` subscribes to the controller: each durable
 batch becomes meter rows, hit notices and activity rows (`streams.live.activity`). On the Kafka
 engine `streams.live.redis_source.run_redis_pump` feeds it from the Redis read model; a hit is seen
-there
-as a rise of the meter's ``hits`` count.
+there as a rise of the meter's ``hits`` count.
 
 State kept: the latest row of every meter (a stream opens with that snapshot), the last
-``recent`` activity rows, and every hit not yet paid, so a pending hit never drops out of
-surveillance however busy the floor is. `attach` fills them from the log's tail, so a restarted
-controller shows recent activity at once.
+``recent`` activity rows, and every hit not yet paid (`streams.live.held`), so a pending hit never
+drops out of surveillance however busy the floor is. `attach` fills them from the log's tail, so a
+restarted controller shows recent activity at once.
 
-Fan-out. Each open stream is a `Client`: an asyncio queue on the server's event loop, filled from
-the engine's thread with ``call_soon_threadsafe``. A client that falls ``queue_limit`` messages
-behind is closed (its page reconnects and gets a fresh snapshot), so a stuck sign cannot make the
-controller hold memory. The listener never raises into the engine: signage must not stop ingest.
+Fan-out. Each open stream is a `Client` (`streams.live.client`, with `broadcast`): a client that
+falls ``queue_limit`` messages behind is closed, so a stuck sign cannot make the controller hold
+memory. The listener never raises into the engine: signage must not stop ingest.
 
 Heartbeats are written by each stream (`streams.http.pages`) when it has been quiet, and only while
 `LiveFeed.source_ok`: when the Redis source is lost the streams send a ``fault`` instead, and
@@ -26,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 
@@ -39,14 +36,14 @@ from streams.embedded.engine import EmbeddedController
 from streams.embedded.signage_feed import touched_meters
 from streams.live.activity import Track, activity_rows, hit_notice, meter_row
 from streams.live.alerts import ENVY_STORM_OVER, Row, classify_alerts, unexplained_moves
-from streams.live.client import Client, Signal, Topic, sse
+from streams.live.client import Client, Message, Signal, Topic, broadcast, sse
+from streams.live.held import HeldActivity
 from streams.live.playability import PlayabilityWatch
 from streams.live.signs import LastHits, SignDisplay, sign_display, tables_meters
 from streams.live.story import RoundStories
 from streams.ports import EventLog
 
 __all__ = ["Client", "LiveFeed", "Signal", "Topic", "sse"]
-Message = tuple[Topic, str, str]  # topic, meter id ("" for all), SSE text
 logger = logging.getLogger(__name__)
 
 
@@ -76,8 +73,7 @@ class LiveFeed:
         self._lock = threading.Lock()
         self._clients: set[Client] = set()
         self._rows: dict[str, Row] = {}
-        self._recent: deque[Row] = deque(maxlen=recent)
-        self._open_hits: dict[str, Row] = {}
+        self._held = HeldActivity(recent)
         self._track: Track = {}
         self._amounts: dict[str, int] = {}
         self.source_ok = True
@@ -109,9 +105,7 @@ class LiveFeed:
             self._rows = {
                 m: meter_row(meter, self._labels, now) for m, meter in state.meters.items()
             }
-            for hit in state.hits.values():  # pending since before the tail: what state knows
-                if hit.status != "paid" and hit.hit_id not in self._open_hits:
-                    self._open_hits[hit.hit_id] = _bare_hit(hit.hit_id, hit.meter_id, hit.status)
+            self._held.still_open(state.hits.values())  # pending since before the tail
 
     def listener(self, events: Sequence[Event]) -> None:
         """For `EmbeddedController.subscribe` (runs on the engine's thread; never raises)."""
@@ -123,7 +117,7 @@ class LiveFeed:
                     if position <= self._seen_position:
                         return
                     self._seen_position = position
-                self._broadcast(self._digest(events, state, received_at=self._clock()))
+                broadcast(self._clients, self._digest(events, state, received_at=self._clock()))
         except Exception:  # signage must never stop ingest; pages resync when they reconnect
             logger.exception("live feed: a batch could not be shown")
 
@@ -165,19 +159,9 @@ class LiveFeed:
             self._rows[meter_id] = row
             out.append(("meters", meter_id, sse("meter", row)))
         for row in [*rows, *(alert.row() for alert in alerts)]:
-            self._remember(row)
+            self._held.remember(row)
             out.append(("activity", "", sse("activity", row)))
         return out
-
-    def _remember(self, row: Row) -> None:
-        self._recent.append(row)
-        hit_id = str(row.get("hit_id", ""))
-        if row["kind"] == "hit":
-            self._open_hits[hit_id] = row
-        elif row["kind"] == "hit_status" and row["status"] == "paid":
-            self._open_hits.pop(hit_id, None)
-        elif row["kind"] == "hit_status" and hit_id in self._open_hits:
-            self._open_hits[hit_id] = {**self._open_hits[hit_id], "status": row["status"]}
 
     def put_meter(self, row: Row, hit: Row | None = None) -> bool:
         """Show a meter ``row`` from an outside source (and ``hit`` first, if it hit) unless the
@@ -192,7 +176,7 @@ class LiveFeed:
                 self._last_hits.hit(hit)
             self._rows[meter_id] = row
             out.append(("meters", meter_id, sse("meter", row)))
-            self._broadcast(out)
+            broadcast(self._clients, out)
             return True
 
     def latest(self, meter_id: str) -> Row | None:
@@ -236,8 +220,7 @@ class LiveFeed:
         return snapshot
 
     def _activity_snapshot(self) -> Row:
-        hits = list(self._open_hits.values())
-        return {"recent": list(self._recent), "open_hits": hits, **self._liveness()}
+        return {**self._held.snapshot(), **self._liveness()}
 
     def _liveness(self) -> Row:
         return {"live": self.source_ok, "problem": self.source_problem}
@@ -276,9 +259,9 @@ class LiveFeed:
             if change.meters is not None:
                 out.append(("meters", "", sse("playability", change.meters)))
             for row in change.alerts:
-                self._remember(row)
+                self._held.remember(row)
                 out.append(("activity", "", sse("activity", row)))
-            self._broadcast(out)
+            broadcast(self._clients, out)
 
     def heartbeat(self) -> str:
         """The message a quiet stream sends so a sign can tell quiet from dead."""
@@ -309,21 +292,6 @@ class LiveFeed:
         finally:
             with self._lock:
                 self._clients.discard(client)
-
-    def _broadcast(self, messages: Sequence[Message]) -> None:
-        """Hand each client its messages on its own loop (call under the lock)."""
-        for client in list(self._clients):
-            texts = [t for topic, m, t in messages if topic == client.topic and client.wants(m)]
-            if not texts:
-                continue
-            try:
-                client.loop.call_soon_threadsafe(client.offer, texts)
-            except RuntimeError:  # its loop is closed: the server is gone
-                self._clients.discard(client)
-
-
-def _bare_hit(hit_id: str, meter_id: str, status: str) -> Row:
-    return {"kind": "hit", "hit_id": hit_id, "meter_id": meter_id, "status": status}
 
 
 def _int(value: object) -> int:

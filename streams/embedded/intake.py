@@ -1,0 +1,115 @@
+"""The embedded engine's intake: what one submitted table event becomes.
+
+Each raw item is checked in a fixed order — the schema, the submitter's scope, heartbeat or
+event, the duplicate check against the log, the received-time bound — before the core decides
+it; the first check that fails dead-letters it with its reason. Kept apart from
+`streams.embedded.engine` so the engine reads as the orchestration (lock, batch, append,
+listeners, snapshots) and this as the rules for one item. Plain functions over the session the
+engine hands in: they advance the session when the item is decided, and never touch the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from controller.fast import Session
+from controller.model.errors import RuleViolation
+from controller.model.events import Event, EventRejected
+from streams.codec import encode, reused_id_reason
+from streams.door.fast_decode import validate_to_event
+from streams.door.heartbeat import Heartbeat
+from streams.embedded.dead_letter import dead_letter
+from streams.embedded.received import ahead_reason
+from streams.liveness.tracker import HEARTBEAT_NOTED, unknown_table_reason
+from streams.ports import EventLog
+
+Status = Literal["accepted", "duplicate", "rejected"]
+#: Why the submitter may not post an item for a table ("" if it may): the HTTP edge passes its
+#: token's binding (`streams.http.tokens.Principal.refusal`), so the engine needs no idea of tokens.
+Scope = Callable[[str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The answer to one submitted event or command."""
+
+    event_id: str
+    status: Status
+    reason: str = ""
+    replayed: bool = False
+    """An operator command's retry (its ``Idempotency-Key`` is in the log): the first answer."""
+    conflict: bool = False
+    """An ``Idempotency-Key`` already used for another request: refused, nothing applied."""
+
+
+def logged_payloads(log: EventLog, raws: list[object]) -> dict[str, bytes]:
+    """The payloads already in the log under the batch's event ids: one query per batch.
+
+    A raw event that validates carries its ``event_id`` as this string, so every id `admit`
+    checks was asked for (and the log's own dedupe refuses the append if one were missed)."""
+    ids = {
+        raw["event_id"]
+        for raw in raws
+        if isinstance(raw, dict) and isinstance(raw.get("event_id"), str)
+    }
+    return log.payloads_of(ids)
+
+
+def admit(
+    session: Session,
+    raw: object,
+    seen: dict[str, bytes],
+    heard: list[str],
+    *,
+    scope: Scope | None,
+    clock: Callable[[], str],
+    latest: datetime | None = None,
+) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
+    """The outcome, the events produced and, when accepted, the first event's (the table
+    event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
+    payloads of the batch's ids already logged (`logged_payloads`) or accepted earlier in the
+    batch; ``heard`` gets the table of every heartbeat and every accepted (or repeated) event;
+    ``scope`` refuses items for tables the submitter may not post for."""
+    try:
+        command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
+    except RuleViolation as exc:
+        return (*refuse(raw, str(exc), clock), None)
+    refusal = scope(command.table_id) if scope is not None else ""
+    if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
+        return (*refuse(raw, refusal, clock), None)
+    if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
+        reason = unknown_table_reason(session.config, command.table_id)
+        if reason:
+            return (*refuse(raw, reason, clock), None)
+        heard.append(command.table_id)
+        return Outcome(command.event_id, "accepted", HEARTBEAT_NOTED), (), None
+    payload = encode(command)
+    earlier = seen.get(command.event_id)
+    if earlier == payload:
+        heard.append(command.table_id)
+        return Outcome(command.event_id, "duplicate", "already accepted"), (), None
+    if earlier is not None:
+        return (*refuse(raw, reused_id_reason(command.event_id), clock), None)
+    ahead = ahead_reason(command.occurred_at, latest)
+    if ahead:
+        return (*refuse(raw, ahead, clock), None)
+    produced = session.step(command)  # decided, and the session advanced
+    first = produced[0]
+    if isinstance(first, EventRejected):
+        return (*refuse(raw, first.reason, clock, first), None)
+    seen[command.event_id] = payload
+    heard.append(command.table_id)
+    # An accepted table event is the first event it produces (`controller.floor.decide`).
+    reused = payload if first is command else None
+    return Outcome(command.event_id, "accepted"), produced, reused
+
+
+def refuse(
+    raw: object, reason: str, clock: Callable[[], str], rejected: EventRejected | None = None
+) -> tuple[Outcome, tuple[Event, ...]]:
+    """A refused input is recorded with its reason and the raw input; it changes nothing."""
+    record = dead_letter(raw, reason, clock, rejected)
+    return Outcome(record.event_id, "rejected", reason), (record,)
