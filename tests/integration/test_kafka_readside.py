@@ -245,6 +245,14 @@ def test_a_prefix_without_topics_is_one_line_and_exit_2() -> None:
     assert "no-such-floor-xyz.events does not exist" in result.stderr
 
 
+@pytest.mark.skipif(
+    not os.environ.get("JACKPOT_READSIDE_HANDOFF"),
+    reason=(
+        "quarantined (issue 13): in 2 of ~10 runs the read side left alone after the other "
+        "leaves did not commit to the topic's end in 120 s (faust after a rebalance); run with "
+        "JACKPOT_READSIDE_HANDOFF=1"
+    ),
+)
 def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
     tmp_path: Path,
 ) -> None:
