@@ -77,6 +77,8 @@ class SignageFeed:
         self._retry_after = retry_after
         self._on_dirty = on_dirty
         self._dirty: set[str] = set()
+        #: per meter, how many batches marked it: a mark after a pass began keeps it dirty
+        self._marks: dict[str, int] = {}
         self._dirty_lock = threading.Lock()  # held only for set operations, never across I/O
         self._publishing = threading.Lock()
         self._next_try = 0.0
@@ -95,6 +97,8 @@ class SignageFeed:
         touched = touched_meters(events)
         with self._dirty_lock:
             self._dirty |= touched
+            for meter_id in touched:
+                self._marks[meter_id] = self._marks.get(meter_id, 0) + 1
         if self._monotonic() < self._next_try:
             self._report()
             return
@@ -146,6 +150,8 @@ class SignageFeed:
 
     def _pass(self) -> bool:
         """One pass over the dirty set; True if it all went out and more may have been marked."""
+        with self._dirty_lock:
+            seen = dict(self._marks)  # before the state is read: a later batch marks past it
         state = self._state_of()
         with self._dirty_lock:
             if self._lost:
@@ -156,7 +162,7 @@ class SignageFeed:
         for meter_id in pending:
             meter = state.meters.get(meter_id)
             if meter is None:  # not (or no longer) configured: nothing to show
-                self._clear(meter_id, None)
+                self._clear(meter_id, None, seen)
                 continue
             fields = {**self._fields_of(meter), "updated_at": self._clock()}
             try:
@@ -165,16 +171,24 @@ class SignageFeed:
                 self._lost = True
                 self._next_try = self._monotonic() + self._retry_after
                 return False
-            self._clear(meter_id, meter.seq)
+            self._clear(meter_id, meter.seq, seen)
         self._lost, self._next_try = False, 0.0  # it answers again: no more back-off
         return True
 
-    def _clear(self, meter_id: str, published_seq: int | None) -> None:
-        """Unmark ``meter_id`` unless the state moved past what was published (then the batch
-        that moved it has marked it again, or will: the engine updates state before listeners)."""
+    def _clear(self, meter_id: str, published_seq: int | None, seen: dict[str, int]) -> None:
+        """Unmark ``meter_id`` unless the state moved past what was published or a batch marked
+        it since the pass began (``seen``: the marks then).
+
+        The state is read *outside* ``_dirty_lock``: the engine calls `listener` holding its own
+        lock, and reading the state takes that lock, so reading it under ``_dirty_lock`` was a
+        lock-order inversion (a flush and a batch each waited for the other's lock forever: a
+        hung controller). A batch that moves the meter after this read marks it, and the marks
+        keep it dirty."""
+        current = self._state_of().meters.get(meter_id)
         with self._dirty_lock:
-            current = self._state_of().meters.get(meter_id)
-            if current is None or current.seq == published_seq:
+            moved = current is not None and current.seq != published_seq
+            marked = self._marks.get(meter_id, 0) != seen.get(meter_id, 0)
+            if not moved and not marked:
                 self._dirty.discard(meter_id)
 
     def _report(self) -> None:

@@ -159,6 +159,56 @@ def test_a_meter_that_moved_during_its_publish_stays_dirty() -> None:
     assert model.read("m") == {**meter_fields(meters["m"]), "updated_at": AT}
 
 
+def test_a_flush_and_a_batch_never_wait_for_each_other() -> None:
+    """The engine calls the listener holding its lock; reading the state takes that lock. A flush
+    that read the state while holding the feed's own lock deadlocked with a batch (seen in CI: a
+    `jackpot serve` stopped answering). Here the batch takes the engine's lock exactly while the
+    flush clears the meter it just published; both must finish, and the batch's value go out."""
+    engine = threading.Lock()
+    meters: dict[str, MeterState] = {"m": MeterState(meter_id="m", amount_sub=5, seq=1)}
+    published, clearing, batch_holds_engine = (
+        threading.Event(),
+        threading.Event(),
+        threading.Event(),
+    )
+
+    def state_of() -> FloorState:
+        if threading.current_thread().name == "flusher" and published.is_set():
+            published.clear()  # the read that clears the meter: let the batch in now
+            clearing.set()
+            batch_holds_engine.wait(5)
+        with engine:
+            return FloorState(meters=Map(meters))
+
+    class SignalingModel(MemoryReadModel):
+        def publish(self, meter_id: str, seq: int, fields: dict[str, str]) -> bool:
+            stored = super().publish(meter_id, seq, fields)
+            published.set()
+            return stored
+
+    model = SignalingModel()
+    feed = SignageFeed(model, state_of, clock=lambda: AT)
+
+    def batch() -> None:
+        clearing.wait(5)
+        with engine:  # as EmbeddedController.submit: state first, then its listeners
+            batch_holds_engine.set()
+            meters["m"] = MeterState(meter_id="m", amount_sub=9, seq=2)
+            feed.listener([MeterSeeded(meter_id="m", amount_sub=9, meter_seq=2, occurred_at=AT)])
+
+    threads = [
+        threading.Thread(target=feed.republish_all, name="flusher", daemon=True),
+        threading.Thread(target=batch, name="batch", daemon=True),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=10)
+    assert [thread.name for thread in threads if thread.is_alive()] == []
+    assert feed.flush() == 0
+    assert model.read("m") == {**meter_fields(meters["m"]), "updated_at": AT}
+
+
 def test_a_touched_meter_that_is_not_in_the_state_is_dropped() -> None:
     model = MemoryReadModel()
     feed = SignageFeed(model, FloorState, clock=lambda: AT)
