@@ -1,9 +1,7 @@
 """The meter processor's logic, free of Kafka and faust: the single writer of each meter.
 
 Partitioned by meter: a meter's operations arrive in its partition's order, and that order IS the
-meter's total order (a hit is priced from the meter as it stands, 649a.12(e)(4)), with the claims
-its owner applies in their table event's transaction (`IN_PLACE`, `streams.scaleout.shortcut`)
-interleaved as they are decided. The state of a
+meter's total order (a hit is priced from the meter as it stands, 649a.12(e)(4)). The state of a
 meter (a `MeterRecord`) holds the core's meter state, the idempotency watermark per source table
 and the (partition, offset) of the last input it reflects. Per input record:
 
@@ -54,11 +52,6 @@ from streams.scaleout.records import (
     op_from_bytes,
 )
 
-#: The offset of a meter claim applied in the transaction of the table event that made it
-#: (`streams.scaleout.shortcut`), not read from the meter-claims topic: it is neither checked for
-#: redelivery nor stamped on the meter's record (the watermark per table keeps it applied once).
-IN_PLACE = -1
-
 
 @dataclass(frozen=True, slots=True)
 class MeterRecord:
@@ -74,10 +67,6 @@ class MeterRecord:
     hold: str = ""
 
     def stamped(self, pos: SourcePos) -> MeterRecord:
-        """Stamped with the input at ``pos``; unchanged for a claim applied in its table's
-        transaction (`IN_PLACE`), which is not an input of the meter-claims topic."""
-        if pos.offset == IN_PLACE:
-            return self
         return replace(self, partition=pos.partition, offset=pos.offset)
 
 
@@ -132,12 +121,7 @@ class MeterProcessor:
         self, record: MeterRecord | None, key: str | None, raw: bytes, pos: SourcePos
     ) -> Processed[MeterRecord]:
         """The outcome of one meter operation for the meter ``key`` whose record is ``record``."""
-        if (
-            record is not None
-            and pos.offset != IN_PLACE
-            and record.partition == pos.partition
-            and pos.offset <= record.offset
-        ):
+        if record is not None and record.partition == pos.partition and pos.offset <= record.offset:
             return Processed("redelivered", None)
         try:
             op, definition = self._parse(raw, key)
@@ -162,7 +146,8 @@ class MeterProcessor:
         if isinstance(event, ContributionRecorded):
             record = self._mystery_hit(record, definition, event, op, outputs)
         marks = {**record.marks, op.table_id: (op.table_seq, op.index)}
-        return Processed("applied", replace(record, marks=marks).stamped(pos), (*outputs,))
+        stored = replace(record, marks=marks, partition=pos.partition, offset=pos.offset)
+        return Processed("applied", stored, (*outputs,))
 
     def _divert(
         self,
@@ -178,7 +163,8 @@ class MeterProcessor:
             return Processed("duplicate", record.stamped(pos), (*outputs,))
         record = self._apply(record, decide_meter(record.meter, definition, op.claim), outputs)
         diverts = {**record.diverts, source: op.from_seq}
-        return Processed("applied", replace(record, diverts=diverts).stamped(pos), (*outputs,))
+        stored = replace(record, diverts=diverts, partition=pos.partition, offset=pos.offset)
+        return Processed("applied", stored, (*outputs,))
 
     def _armed(
         self, record: MeterRecord, definition: MeterDef, op: MeterOp, outputs: list[Output]

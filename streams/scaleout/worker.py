@@ -33,7 +33,6 @@ from typing import Any
 
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, RuleViolation, StoreUnavailable
-from streams.adapters.kafka.read import reader
 from streams.adapters.kafka.security import activate, check_access
 from streams.adapters.kafka.settings import (
     KILL_AFTER_OUTPUTS_ENV,
@@ -47,7 +46,6 @@ from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.embedded.mystery import load_key
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
-from streams.scaleout.shortcut import Shortcut, claims_end
 from streams.scaleout.store import Lane
 from streams.scaleout.txloop import Fenced, TxLoop
 
@@ -116,8 +114,6 @@ class Worker:
         slot = settings.transactional_id or uuid.uuid4().hex[:12]
         self.transactional_id = f"{app_id}-{slot}"  # the worker role's ACLs allow <p>-controller-*
         self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
-        claims = self.lanes[1].source
-        self.claim_partitions = partition_counts(settings.bootstrap, [claims]).get(claims, 0)
 
     def stop(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler: finish the batch in progress, then leave."""
@@ -153,11 +149,6 @@ class Worker:
         group = TopicNames(s.prefix).app_id
         timeout_ms = int(s.session_timeout_s * 1000)
         consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
-        shortcut, ends_reader = None, reader(s.bootstrap)
-        if s.claims_in_place and self.claim_partitions:
-            round_lane, meter_lane = self.lanes
-            ends = claims_end(ends_reader, meter_lane.source)
-            shortcut = Shortcut(meter_lane, round_lane.source, self.claim_partitions, ends)
         loop = TxLoop(
             s.bootstrap,
             consumer,
@@ -166,7 +157,6 @@ class Worker:
             self.metrics,
             batch=s.batch,
             kill_after=self._kill_after,
-            shortcut=shortcut,
         )
         self.metrics.lag.sources[:] = [loop.lag]
         try:
@@ -176,7 +166,6 @@ class Worker:
             loop.abandon()
             loop.close()
             consumer.close()  # leaves the group (revokes: state dropped)
-            ends_reader.close()
             producer.flush(5.0)
 
 

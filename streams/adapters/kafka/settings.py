@@ -39,12 +39,11 @@ class WorkerSettings:
     metrics_host: str = "127.0.0.1"
     batch: int = 500
     session_timeout_s: float = 6.0
-    commit_interval_s: float = 0.01
+    commit_interval_s: float = 0.05
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
     mystery_key: Path | None = None
-    claims_in_place: bool = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -68,10 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--commit-interval",
         type=float,
-        default=0.01,
-        help="the least seconds from one transaction's start to the next's: a batch holds what "
-        "came while the previous one committed, and waits for more until then (or --batch "
-        "records); 0 = begin as soon as the input is drained and the previous commit is done",
+        default=0.05,
+        help="seconds a batch gathers records (unless --batch of them came sooner) before its "
+        "transaction commits: each lane adds up to this much to an event's latency",
     )
     parser.add_argument(
         "--session-timeout",
@@ -98,14 +96,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "default JACKPOT_MYSTERY_KEY_FILE, else <data-dir>/<prefix>/mystery.key): the same file "
         "for every worker of the prefix, kept apart from the broker",
     )
-    parser.add_argument(
-        "--claims-through-topic",
-        dest="claims_in_place",
-        action="store_false",
-        help="send every meter claim through the meter-claims topic, even for a meter this "
-        "worker owns (by default such a claim is applied in its table event's transaction: one "
-        "commit instead of two on the way to the meter event; streams/scaleout/shortcut.py)",
-    )
     add_security_arguments(parser)
 
 
@@ -130,5 +120,4 @@ def settings_from(args: argparse.Namespace) -> WorkerSettings:
         transactional_id=args.transactional_id,
         security=security,
         mystery_key=args.mystery_key,
-        claims_in_place=args.claims_in_place,
     )

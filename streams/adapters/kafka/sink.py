@@ -24,30 +24,6 @@ from streams.adapters.kafka.security import client_settings
 from streams.codec import DEDUPE_HEADER, Output
 
 POLL_PAUSE_S = 0.002
-_M = 0x5BD1E995
-_MASK = 0xFFFFFFFF
-
-
-def partition_of(key: bytes, partitions: int) -> int:
-    """The partition ``partitioner=murmur2_random`` (the Java client's default) gives ``key``:
-    murmur2 with Kafka's seed, made positive, modulo ``partitions``."""
-    length = len(key)
-    h = (0x9747B28C ^ length) & _MASK
-    whole = length - length % 4
-    for i in range(0, whole, 4):
-        k = int.from_bytes(key[i : i + 4], "little")
-        k = (k * _M) & _MASK
-        k ^= k >> 24
-        k = (k * _M) & _MASK
-        h = ((h * _M) & _MASK) ^ k
-    tail = key[whole:]
-    if tail:
-        h ^= int.from_bytes(tail, "little")
-        h = (h * _M) & _MASK
-    h ^= h >> 13
-    h = (h * _M) & _MASK
-    h ^= h >> 15
-    return (h & 0x7FFFFFFF) % partitions
 
 
 def producer_config(bootstrap: str, client_id: str) -> dict[str, object]:
