@@ -19,13 +19,18 @@ events, committed). The first `WARMUP_S` of sends are not counted.
 The worker runs once per setting in `SETTINGS` (its command-line options; the first is the
 worker's defaults), side by side in one run on deployments of their own, so the commit interval
 that reaches the goal is reported next to the default's. The row's value is the default's p99;
-each setting's p50/p99/max are in the details, with ``produced_to_read_p50_ms``: from the meter
-lane producing the round's last contribution (its record's CreateTime) to the read, i.e. the
-meter lane's commit and the reader's fetch; the rest of the latency is the way to that produce.
+each setting's p50/p99/max are in the details, and where the time goes: the reader also reads
+``<p>.meter-claims`` ``read_committed``, so each round's latency splits into four stages (p50
+and p99 of each, by the records' CreateTimes, the last of the round's records each time):
+``to_claim`` (send -> the round lane produces its claims: ingest, the worker's fetch, its wait
+for the batch in progress, deciding), ``claim_commit`` (-> claims visible: the round lane's
+commit, the fetch), ``to_contribution`` (-> the meter lane produces the contributions) and
+``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch).
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 import threading
@@ -37,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, TopicPartition
+from confluent_kafka import Consumer, Message, TopicPartition
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
@@ -57,15 +62,16 @@ READY_TIMEOUT_S = 60.0
 DRAIN_S = 5.0  # after the last send, how long the reader waits for the stragglers
 READER_FETCH_WAIT_MS = 5
 GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", at_most=50.0)
-#: Worker options per contender: the defaults first (``--commit-interval`` 0.05), then the
-#: fixed interval the worker had before (0.2 s) and shorter ones.
+#: Worker options per contender: the defaults first, then intervals around them.
 SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("defaults", ()),
-    ("commit-interval 0.2", ("--commit-interval", "0.2")),
-    ("commit-interval 0.02", ("--commit-interval", "0.02")),
+    ("commit-interval 0", ("--commit-interval", "0")),
+    ("commit-interval 0.005", ("--commit-interval", "0.005")),
     ("commit-interval 0.01", ("--commit-interval", "0.01")),
+    ("commit-interval 0.02", ("--commit-interval", "0.02")),
 )
 Round = tuple[str, str]
+STAGES = ("to_claim", "claim_commit", "to_contribution", "contribution_commit")
 
 
 def expected_contributions(raws: Sequence[dict[str, Any]]) -> Counter[Round]:
@@ -90,19 +96,33 @@ class Clock:
     due: dict[Round, float] = field(default_factory=dict)
     seen: Counter[Round] = field(default_factory=Counter)
     latencies_ms: list[float] = field(default_factory=list)
-    last_lane_ms: list[float] = field(default_factory=list)
+    stages_ms: dict[str, list[float]] = field(default_factory=dict)
     counted_from: float = 0.0
+    #: per round, the wall-clock times (s): last claim produced, seen; last contribution produced
+    claims: dict[Round, list[float]] = field(default_factory=dict)
+    epoch: float = field(default_factory=lambda: time.time() - time.perf_counter())
 
-    def read(self, event: ContributionRecorded, now: float, produced_ago: float) -> None:
-        """One contribution read (``produced_ago``: seconds since the meter lane produced it,
-        by the record's CreateTime); the round's latency once all of them were."""
-        where = (event.table_id, event.round_id)
+    def claim(self, where: Round, produced: float, seen: float) -> None:
+        """A contribution claim of round ``where`` read at ``seen`` (``produced``: its
+        CreateTime; both wall-clock seconds)."""
+        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
+        stamps[0], stamps[1] = max(stamps[0], produced), seen
+
+    def read(self, where: Round, now: float, produced: float) -> None:
+        """One contribution of round ``where`` read at ``now`` (`time.perf_counter`;
+        ``produced``: when the meter lane produced it, its record's CreateTime); the round's
+        latency and stages once all of them were."""
         self.seen[where] += 1
+        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
+        stamps[2] = max(stamps[2], produced)
         due = self.due.get(where)
         if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
             return
         self.latencies_ms.append((now - due) * 1000)
-        self.last_lane_ms.append(produced_ago * 1000)
+        marks = (due + self.epoch, *stamps, now + self.epoch)
+        for index, stage in enumerate(STAGES):
+            gap = (marks[index + 1] - marks[index]) * 1000
+            self.stages_ms.setdefault(stage, []).append(gap)
 
 
 class Pacer(threading.Thread):
@@ -131,8 +151,8 @@ class Pacer(threading.Thread):
         self.done.set()
 
 
-def reader(bootstrap: str, topic: str) -> Consumer:
-    """A group-less ``read_committed`` reader of ``topic`` from its current end."""
+def reader(bootstrap: str, *topics: str) -> Consumer:
+    """A group-less ``read_committed`` reader of ``topics`` from their current ends."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -143,28 +163,42 @@ def reader(bootstrap: str, topic: str) -> Consumer:
             "log_level": 3,
         }
     )
-    ends = [
-        consumer.get_watermark_offsets(TopicPartition(topic, p), 10.0, cached=False)[1]
-        for p in range(PARTITIONS)
-    ]
-    consumer.assign([TopicPartition(topic, p, end) for p, end in enumerate(ends)])
+    where = [TopicPartition(topic, p) for topic in topics for p in range(PARTITIONS)]
+    for tp in where:
+        tp.offset = consumer.get_watermark_offsets(tp, 10.0, cached=False)[1]
+    consumer.assign(where)
     return consumer
 
 
-def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer) -> None:
-    """Until the pacer is done and `DRAIN_S` passed (or every round was seen)."""
+def take(consumer: Consumer) -> list[Message]:
+    """What the reader has: the first record as soon as it comes (within 5 ms) and what is
+    queued with it (``consume`` alone would wait all of its timeout for a short batch)."""
+    first = consumer.poll(0.005)
+    return [] if first is None else [first, *consumer.consume(999, 0)]
+
+
+def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: str) -> None:
+    """Until the pacer is done and `DRAIN_S` passed (or every round was seen); the records of
+    ``claims`` (the meter-claims topic) mark when the round's claims were produced and seen."""
     drain_until: float | None = None
     while drain_until is None or time.perf_counter() < drain_until:
-        for message in consumer.consume(1000, 0.005):
+        for message in take(consumer):
             if message.error() is not None:
                 continue
             now = time.perf_counter()
+            if message.topic() == claims:
+                op = json.loads(message.value() or b"{}")
+                if op.get("kind") == "contribution":
+                    where = (str(op["table_id"]), str(op["claim"]["round_id"]))
+                    clock.claim(where, message.timestamp()[1] / 1000, time.time())
+                continue
             dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
             if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
                 continue  # not a meter event
             event = decode(message.value() or b"")
             if isinstance(event, ContributionRecorded):
-                clock.read(event, now, time.time() - message.timestamp()[1] / 1000)
+                where = (event.table_id, event.round_id)
+                clock.read(where, now, message.timestamp()[1] / 1000)
         if drain_until is None and pacer.done.is_set():
             drain_until = time.perf_counter() + DRAIN_S
         if pacer.done.is_set() and clock.seen == clock.expected:
@@ -201,7 +235,7 @@ class Measured:
     rounds_expected: int
     achieved: float
     cpu_s: float | None  # the worker's CPU time (user + system) while the input was paced
-    last_lane_ms: tuple[float, ...] = ()  # meter event produced -> read (its commit, the fetch)
+    stages_ms: dict[str, list[float]] = field(default_factory=dict)  # `STAGES`
 
     def figure(self, fraction: float) -> float:
         """A quantile of the latencies, in ms (NaN when none)."""
@@ -223,13 +257,13 @@ def measure(
         slug = name.replace(" ", "-")
         process = start_worker(bootstrap, deployment.names.prefix, options, folder / f"{slug}.log")
         clock = Clock(expected)
-        consumer = reader(bootstrap, deployment.names.events)
+        consumer = reader(bootstrap, deployment.names.events, deployment.names.meter_claims)
         producer = TableEventProducer(bootstrap, deployment.names, "bench-latency")
         pacer = Pacer(producer, raws, clock)
         cpu_before = cpu_seconds(process.pid)
         try:
             pacer.start()
-            read_meter_events(consumer, clock, pacer)
+            read_meter_events(consumer, clock, pacer, deployment.names.meter_claims)
         finally:
             consumer.close()
         cpu_after = cpu_seconds(process.pid)
@@ -237,8 +271,8 @@ def measure(
         counted = sum(
             1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w]
         )
-        lanes = tuple(clock.last_lane_ms)
-        return Measured(name, tuple(clock.latencies_ms), counted, pacer.achieved, cpu, lanes)
+        latencies = tuple(clock.latencies_ms)
+        return Measured(name, latencies, counted, pacer.achieved, cpu, clock.stages_ms)
     finally:
         if process is not None:
             process.terminate()
@@ -270,7 +304,9 @@ def run_rows(settings: Settings) -> list[Row]:
         extra[f"{key}_p50_ms"] = run.figure(0.5)
         extra[f"{key}_p99_ms"] = run.figure(0.99)
         extra[f"{key}_max_ms"] = round(max(run.latencies_ms, default=float("nan")), 3)
-        extra[f"{key}_produced_to_read_p50_ms"] = round(percentile(run.last_lane_ms, 0.5), 3)
+        for stage, gaps in run.stages_ms.items():
+            extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
+            extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
         if run.cpu_s is not None:  # steadier than latency on a shared machine
             extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / len(raws))
     default = runs[0]

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 
 import pytest
@@ -44,3 +45,31 @@ def test_tiny_latency_run_on_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rounds > 0
     assert rounds == row.extra["defaults_rounds_expected"]
     assert row.samples
+
+
+def test_a_rounds_latency_splits_into_its_stages() -> None:
+    """Hand-worked: a round of two contributions, sent at perf 10.000 (wall 1010.000), claims
+    produced at wall 1010.004 and 1010.012 (last one counts), seen at 1010.020; contributions
+    produced at 1010.030 and 1010.041, the last read at perf 10.050: 50 ms = 12 + 8 + 21 + 9."""
+    where = ("tcp-1", "R000001")
+    clock = kafka_latency.Clock(Counter({where: 2}), epoch=1000.0)
+    clock.due[where] = 10.0
+    clock.claim(where, 1010.004, 1010.015)
+    clock.claim(where, 1010.012, 1010.020)
+    clock.read(where, 10.045, 1010.030)
+    assert clock.latencies_ms == []  # one contribution of two: not yet
+    clock.read(where, 10.050, 1010.041)
+    assert clock.latencies_ms == [pytest.approx(50.0)]
+    stages = {name: gaps[0] for name, gaps in clock.stages_ms.items()}
+    assert stages == pytest.approx(
+        {"to_claim": 12.0, "claim_commit": 8.0, "to_contribution": 21.0, "contribution_commit": 9.0}
+    )
+
+
+def test_a_round_sent_during_the_warmup_is_not_counted() -> None:
+    where = ("tcp-1", "R000001")
+    clock = kafka_latency.Clock(Counter({where: 1}), epoch=1000.0, counted_from=11.0)
+    clock.due[where] = 10.0
+    clock.read(where, 10.050, 1010.041)
+    assert clock.latencies_ms == []
+    assert clock.stages_ms == {}
