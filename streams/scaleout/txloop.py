@@ -98,6 +98,7 @@ class TxLoop:
         self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
         self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
         metrics.lag.sources.append(self.lag)
+        metrics.assigned.sources.append(self.assigned)
 
     def subscribe(self) -> None:
         """Join the group on every lane's source topic."""
@@ -312,6 +313,12 @@ class TxLoop:
                 continue
             rows.append((topic, part, max(0, high - (state.progress or 0))))
         return rows
+
+    def assigned(self) -> list[tuple[str, int]]:
+        """(source topic, partitions of it owned) for every lane; read at scrape time (a copy of
+        the keys: the loop's thread changes the dict in its rebalance callbacks)."""
+        owned = [topic for topic, _ in list(self.owned.states)]
+        return [(topic, owned.count(topic)) for topic in self._lanes]
 
     def close(self) -> None:
         """Close the lag reader (the caller owns the consumer and the producer)."""

@@ -159,6 +159,7 @@ class Worker:
             kill_after=self._kill_after,
         )
         self.metrics.lag.sources[:] = [loop.lag]
+        self.metrics.assigned.sources[:] = [loop.assigned]
         try:
             loop.subscribe()
             loop.run(lambda: self.stopping, s.commit_interval_s)

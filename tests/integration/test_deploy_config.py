@@ -49,6 +49,7 @@ EXPORTED = frozenset(
         "jackpot_rejections_total",
         "jackpot_http_auth_failures_total",
         "jackpot_consumer_lag",
+        "jackpot_worker_assigned_partitions",
         "jackpot_last_event_timestamp_seconds",
         "jackpot_signage_dirty_meters",
         "jackpot_progressive_unplayable",

@@ -40,8 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from confluent_kafka import Consumer, KafkaException, TopicPartition
+from prometheus_client.parser import text_string_to_metric_families
 
 from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
@@ -51,6 +53,7 @@ from streams.cli.replay import replay_file
 from streams.scaleout.dump import Fold, award_sort_key, fold_document, read_events
 from streams.scaleout.ingest import TableEventProducer
 from tests.integration.services import managed_service_env, require_kafka
+from tests.integration.test_kafka_heartbeats import free_port
 from tests.integration.test_kafka_parity import (
     CONFIG,
     REPO,
@@ -179,6 +182,7 @@ def test_sigkills_and_broker_restarts_lose_nothing_and_pay_nothing_twice(
     events = simulate(tmp_path, rounds=ROUNDS, seed=4242)
     names = deploy(bootstrap, table_partitions=1)
     worker = Worker(bootstrap, names, tmp_path)
+    worker.metrics_port = free_port()  # the zombie step pauses it once it owns a partition
     (tmp_path / "standby").mkdir()
     standby = Worker(bootstrap, names, tmp_path / "standby")
     feeder = Feeder(bootstrap, names, events)
@@ -282,6 +286,7 @@ def _zombie(worker: Worker, standby: Worker, rng: random.Random) -> str:
     while "ready " not in standby.logs(None) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert "ready " in standby.logs(None), f"the standby never joined:\n{standby.logs()}"
+    _await_owning(worker)
     log = worker.folder / f"worker-{worker.starts}.log"  # the running worker's own log
     logged = len(log.read_text(errors="replace"))
     assert worker.process is not None
@@ -300,6 +305,32 @@ def _zombie(worker: Worker, standby: Worker, rng: random.Random) -> str:
     assert "lost " in news or "fenced:" in news, f"the zombie did not notice:\n{news[-3000:]}"
     assert f"{worker.names.table_events}[0]" in took, f"the standby took nothing:\n{took[-3000:]}"
     return "fenced" if "fenced:" in news else "lost"
+
+
+def _await_owning(worker: Worker) -> None:
+    """Until the worker owns a source partition (``jackpot_worker_assigned_partitions`` on its
+    /metrics): paused while it held none (between a rebalance's revoke and its assignment), it
+    has nothing to lose, and its log rightly says nothing of a loss."""
+    deadline, owned = time.monotonic() + STALL_S, 0.0
+    while owned < 1 and time.monotonic() < deadline:
+        owned = assigned_partitions(worker.metrics_port)
+        if owned < 1:
+            time.sleep(0.2)
+    assert owned >= 1, f"the worker owned no partition for {STALL_S:.0f}s:\n{worker.logs()}"
+
+
+def assigned_partitions(port: int) -> float:
+    """The partitions the worker serving /metrics on ``port`` owns (0 if it does not answer)."""
+    try:
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+    except httpx.HTTPError:
+        return 0.0
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        if family.name == "jackpot_worker_assigned_partitions"
+        for sample in family.samples
+    )
 
 
 def _progress(worker: Worker, log: FaultLog) -> None:

@@ -120,6 +120,7 @@ class Worker:
         self.bootstrap, self.names, self.folder, self.config = bootstrap, names, folder, config
         self.process: subprocess.Popen[bytes] | None = None
         self.starts = 0
+        self.metrics_port = 0  # set: every start serves /metrics there (--metrics-port)
 
     def start(self, env: dict[str, str] | None = None, slot: str = "w0") -> None:
         """Start the worker of ``slot``: a restart in the same slot reuses its transactional id,
@@ -129,6 +130,8 @@ class Worker:
         command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", self.bootstrap]
         command += ["--prefix", self.names.prefix, "--config", str(self.config)]
         command += ["--loglevel", "info", "--slot", slot]
+        if self.metrics_port:
+            command += ["--metrics-port", str(self.metrics_port)]
         self.process = subprocess.Popen(
             command,
             cwd=REPO,

@@ -16,6 +16,9 @@ metric                                      type       labels
                                                        decided to stored and committed
 ``jackpot_consumer_lag``                    gauge      topic, partition: records after the
                                                        stored progress (at scrape time)
+``jackpot_worker_assigned_partitions``      gauge      topic: the source partitions this worker
+                                                       owns (state restored, consumed; at scrape
+                                                       time); 0 while it joins or holds nothing
 ``jackpot_last_event_timestamp_seconds``    gauge      when the worker last processed an input
                                                        (table event, heartbeat or claim; start
                                                        time before): the embedded engine's is the
@@ -62,6 +65,8 @@ from streams.codec import Output
 _BATCH_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 #: (topic, partition, records not yet processed) for every assigned source partition.
 LagSource = Callable[[], Iterable[tuple[str, int, int]]]
+#: (source topic, partitions of it the worker owns) for every source topic.
+AssignedSource = Callable[[], Iterable[tuple[str, int]]]
 
 
 class LagCollector(Collector):
@@ -82,6 +87,25 @@ class LagCollector(Collector):
         yield family
 
 
+class AssignedCollector(Collector):
+    """``jackpot_worker_assigned_partitions`` read at scrape time: which worker holds what is
+    otherwise only in the group's description (a broker call) or the workers' logs."""
+
+    def __init__(self) -> None:
+        self.sources: list[AssignedSource] = []
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "jackpot_worker_assigned_partitions",
+            "Source partitions this worker owns (state restored and consumed), per topic",
+            labels=["topic"],
+        )
+        for source in self.sources:
+            for topic, count in source():
+                family.add_metric([topic], count)
+        yield family
+
+
 class WorkerMetrics:
     """The worker's counters, gauges and histograms on its own registry."""
 
@@ -96,6 +120,8 @@ class WorkerMetrics:
         )
         self.lag = LagCollector()
         reg.register(self.lag)
+        self.assigned = AssignedCollector()
+        reg.register(self.assigned)
         self.last_event = Gauge(
             "jackpot_last_event_timestamp_seconds",
             "When the worker last processed an input record (the stall alerts watch it)",

@@ -130,3 +130,17 @@ def test_a_batch_is_counted_and_lag_is_read_at_scrape_time() -> None:
     lags[0] = ("p.table-events", 0, 2)  # the next scrape sees the new figure
     text = generate_latest(metrics.registry).decode()
     assert 'jackpot_consumer_lag{partition="0",topic="p.table-events"} 2.0' in text
+
+
+def test_assigned_partitions_are_read_per_topic_at_scrape_time() -> None:
+    metrics = WorkerMetrics()
+    owned = [("p.table-events", 0), ("p.meter-claims", 2)]
+    metrics.assigned.sources.append(lambda: owned)
+    text = generate_latest(metrics.registry).decode()
+    assert 'jackpot_worker_assigned_partitions{topic="p.table-events"} 0.0' in text
+    assert 'jackpot_worker_assigned_partitions{topic="p.meter-claims"} 2.0' in text
+    owned[0] = ("p.table-events", 3)  # a rebalance gave it three: the next scrape says so
+    text = generate_latest(metrics.registry).decode()
+    assert 'jackpot_worker_assigned_partitions{topic="p.table-events"} 3.0' in text
+    metrics.assigned.sources.clear()  # between loops (a rebuild): nothing owned, no series
+    assert "jackpot_worker_assigned_partitions{" not in generate_latest(metrics.registry).decode()
