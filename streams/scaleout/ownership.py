@@ -14,7 +14,11 @@ the mark wins and the worker says so: records after it are processed again and r
 outputs under the same dedupe ids (`streams.scaleout.records`), which readers fold once.
 
 **Revoked / lost.** The loop's open transaction, if any, is aborted first (`TxLoop.abandon`), then
-the partitions' state is dropped; the new owner restores it from the changelog.
+the partitions' state is dropped; the new owner restores it from the changelog. An assignment
+settles the loop's transaction the same way before it fetches the committed offsets. An
+assignment delivered while the consumer closes (a worker leaving, or rebuilding after a fenced
+batch, in the middle of a rebalance) is not restored: in that callback the committed-offset
+fetch timed out again and again (30 s each), the worker stuck and its partitions with it.
 """
 
 from __future__ import annotations
@@ -57,6 +61,9 @@ class Ownership:
         self._bootstrap, self._consumer, self._lanes = bootstrap, consumer, lanes
         self._on_revoke = on_revoke
         self.states: dict[Where, PartitionState[Any]] = {}
+        #: set before the consumer is closed: its close may still deliver an assignment, which
+        #: is then not restored (its committed-offset fetch hung there for minutes)
+        self.closing = False
 
     def subscribe(self) -> None:
         """Join the group on every lane's source topic."""
@@ -67,7 +74,14 @@ class Ownership:
     def _assigned(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         if not partitions:
             return
+        if self.closing:
+            LOG.info("assigned %s while closing: left to the next owner", described(partitions))
+            return
         LOG.info("assigned %s", described(partitions))
+        # The committed offsets are fetched stable: an open transaction carrying offsets of the
+        # group (this worker's own, its commit failed on the rebalance's new generation) would
+        # hold the fetch, and it is aborted only when this callback returns (seen: 60 s+).
+        self._on_revoke()
         started = time.monotonic()
         positions = self._take(partitions)
         consumer.incremental_assign(positions)

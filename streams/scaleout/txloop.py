@@ -95,6 +95,7 @@ class TxLoop:
         self._started = 0.0  # when the last transaction began (monotonic)
         self.in_transaction = False
         self._committing: Committing[Batch] | None = None
+        self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
         self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
         metrics.lag.sources.append(self.lag)
@@ -208,7 +209,8 @@ class TxLoop:
             raise StoreUnavailable(msg)
         self.in_transaction = False
         if committing.error is not None:
-            self.in_transaction = True  # the failed transaction is still to be aborted
+            # the failed transaction is still to be aborted, unless `abandon` did it
+            self.in_transaction = committing is not self._aborted
             self._fail(committing.error, committing.batch.records)
         batch = committing.batch
         seconds = time.monotonic() - batch.started
@@ -273,22 +275,29 @@ class TxLoop:
 
     def abandon(self) -> None:
         """Finish the commit in progress and abort a transaction still open, if any: a revoke
-        never returns with a transaction of its partitions unfinished. A failed commit is
-        logged here and raised by the next `finish`."""
+        never returns with a transaction of its partitions unfinished, nor an assignment with
+        one open (`Ownership._assigned`). A failed commit is aborted and logged here and raised
+        by the next `finish`."""
         committing = self._committing
         if committing is not None:
             committing.join(COMMIT_WAIT_S)
             if committing.is_alive():
                 LOG.warning("commit still blocked after %.0fs", COMMIT_WAIT_S)
                 return  # `finish` raises it
-            if committing.error is not None:
-                LOG.warning("commit failed: %s", error_text(committing.error))
-                return  # `finish` raises it (and aborts)
+            if committing.error is not None:  # `finish` raises it
+                if committing is not self._aborted:  # abort it now: see `Ownership._assigned`
+                    LOG.warning("commit failed: %s; aborting", error_text(committing.error))
+                    self._aborted = committing
+                    self._abort()
+                return
             self._committing = None
             self.in_transaction = False
             batch = committing.batch
             for name, outcomes in batch.outcomes.items():
                 self._metrics.record(name, outcomes, batch.outputs.get(name, []), 0.0)
+        self._abort()
+
+    def _abort(self) -> None:
         if not self.in_transaction:
             return
         self.in_transaction = False
@@ -321,7 +330,9 @@ class TxLoop:
         return [(topic, owned.count(topic)) for topic in self._lanes]
 
     def close(self) -> None:
-        """Close the lag reader (the caller owns the consumer and the producer)."""
+        """Close the lag reader, before the consumer is closed (the caller owns the consumer
+        and the producer): an assignment its close delivers is not restored (`Ownership`)."""
+        self.owned.closing = True
         if self._watermarks is not None:
             self._watermarks.close()
             self._watermarks = None
