@@ -96,6 +96,7 @@ class TxLoop:
         self.in_transaction = False
         self._committing: Committing[Batch] | None = None
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
+        self.committed = 0  # batches of records committed (a worker's failures "in a row")
         self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
         self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
         metrics.lag.sources.append(self.lag)
@@ -213,6 +214,7 @@ class TxLoop:
             self.in_transaction = committing is not self._aborted
             self._fail(committing.error, committing.batch.records)
         batch = committing.batch
+        self.committed += 1 if batch.records else 0
         seconds = time.monotonic() - batch.started
         for name, outcomes in batch.outcomes.items():
             self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)

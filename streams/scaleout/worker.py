@@ -114,6 +114,7 @@ class Worker:
         slot = settings.transactional_id or uuid.uuid4().hex[:12]
         self.transactional_id = f"{app_id}-{slot}"  # the worker role's ACLs allow <p>-controller-*
         self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
+        self.progressed = False  # the last loop committed a batch
 
     def stop(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler: finish the batch in progress, then leave."""
@@ -135,7 +136,10 @@ class Worker:
                 return EXIT_CONFIG
             else:
                 return 0
-            failures += 1
+            # in a row: a loop that committed a batch started the count again (every rebalance
+            # can fence a batch in flight on the group's old generation; five of them over a
+            # worker's life are no reason to exit)
+            failures = 1 if self.progressed else failures + 1
             if failures >= RETRIES:
                 LOG.error("%d failed batches in a row; exiting for the supervisor", failures)
                 return EXIT_FAILED
@@ -158,12 +162,14 @@ class Worker:
             batch=s.batch,
             kill_after=self._kill_after,
         )
+        self.progressed = False
         self.metrics.lag.sources[:] = [loop.lag]
         self.metrics.assigned.sources[:] = [loop.assigned]
         try:
             loop.subscribe()
             loop.run(lambda: self.stopping, s.commit_interval_s)
         finally:
+            self.progressed = loop.committed > 0
             loop.abandon()
             loop.close()
             consumer.close()  # leaves the group (revokes: state dropped)
