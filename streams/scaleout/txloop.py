@@ -53,9 +53,6 @@ TXN_S = 30.0
 #: stuck for minutes, the worker frozen); a transaction not committed by then never will be (the
 #: coordinator aborts it after ``transaction.timeout.ms``, 10 s), so the worker rebuilds instead.
 COMMIT_WAIT_S = TXN_S
-#: How long an idle loop waits for a record before it looks at its stop flag and commits
-#: positions moved past transaction markers; a record ends the wait at once.
-IDLE_POLL_S = 0.1
 
 
 class Fenced(StoreUnavailable):
@@ -92,7 +89,6 @@ class TxLoop:
         self._consumer, self._producer, self._metrics = consumer, producer, metrics
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
-        self._started = 0.0  # when the last transaction began (monotonic)
         self.in_transaction = False
         self._committing: Committing[Batch] | None = None
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
@@ -106,12 +102,12 @@ class TxLoop:
         """Join the group on every lane's source topic."""
         self.owned.subscribe()
 
-    def step(self, timeout: float, gather: float = 0.0) -> int:
+    def step(self, timeout: float) -> int:
         """Consume and decide one batch while the previous one commits, then produce it in one
         transaction and start its commit (or, idle, move the committed offsets past transaction
-        markers); the records taken. ``timeout``: how long to wait for a first record;
-        ``gather``: the least time from one transaction's start to the next's (`_take`)."""
-        records = [m for m in self._take(timeout, gather) if self._usable(m)]
+        markers); the records taken."""
+        messages = self._consumer.consume(self._batch, timeout)
+        records = [m for m in messages if self._usable(m)]
         if not records:
             self.finish()
             self._idle()
@@ -120,24 +116,6 @@ class TxLoop:
         self.finish()
         self._transact(batch)
         return len(records)
-
-    def _take(self, timeout: float, gather: float) -> list[Message]:
-        """The next batch: nothing if no record comes within ``timeout``; else the first record
-        as soon as it is there and whatever else is queued (up to the batch size), waiting for
-        more only until ``gather`` seconds after the previous transaction began.
-
-        ``consume(n, t)`` alone would wait all of ``t`` unless ``n`` records came (librdkafka
-        returns early only for a full batch), adding up to ``t`` to each lane's latency even
-        when the input is drained: `poll` returns at the first record instead. A batch then
-        holds what came while the previous one was decided and committed, so the batch size
-        follows the load: small when it is light (latency), whole batches from a backlog."""
-        first = self._consumer.poll(timeout)
-        if first is None:
-            return []
-        if self._batch <= 1:
-            return [first]
-        wait = max(0.0, self._started + gather - time.monotonic())
-        return [first, *self._consumer.consume(self._batch - 1, wait)]
 
     def _usable(self, message: Message) -> bool:
         """A record of an owned partition (errors logged; fatal ones raise)."""
@@ -178,7 +156,6 @@ class TxLoop:
         go on: `finish` raises and the worker drops all state and restores it from the
         changelogs, which hold committed batches only."""
         self._batches += 1 if batch.records else 0
-        self._started = time.monotonic()
         try:
             self._producer.begin_transaction()
             self.in_transaction = True
@@ -339,11 +316,9 @@ class TxLoop:
             self._watermarks.close()
             self._watermarks = None
 
-    def run(self, stopping: Callable[[], bool], commit_interval: float = 0.0) -> None:
-        """Batches until ``stopping()``; a transaction begins as soon as the input is drained
-        and the previous one committed, but not sooner than ``commit_interval`` seconds after
-        the previous one began (`_take`). Idle, the loop looks at ``stopping()`` every
-        `IDLE_POLL_S`."""
+    def run(self, stopping: Callable[[], bool], commit_interval: float = 0.2) -> None:
+        """Batches until ``stopping()``; each gathers records for up to ``commit_interval``
+        seconds (``consume`` waits that long unless a full batch came sooner)."""
         while not stopping():
-            self.step(IDLE_POLL_S, commit_interval)
+            self.step(commit_interval)
         self.finish()

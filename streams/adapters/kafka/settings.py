@@ -68,9 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--commit-interval",
         type=float,
         default=0.05,
-        help="the least seconds from one transaction's start to the next's: a batch holds what "
-        "came while the previous one committed, and waits for more until then (or --batch "
-        "records); 0 = begin as soon as the input is drained and the previous commit is done",
+        help="seconds a batch gathers records (unless --batch of them came sooner) before its "
+        "transaction commits: each lane adds up to this much to an event's latency",
     )
     parser.add_argument(
         "--session-timeout",
