@@ -1,9 +1,10 @@
-"""A commit that fails on a rebalance's new group generation (ILLEGAL_GENERATION) leaves a
-transaction open until it is aborted, and the committed-offset fetch of an assignment, which is
-*stable* under ``read_committed``, waits for such a transaction: seen in the rebalance test, a
-worker stuck 60 s+ in its assign callback (its failed transaction aborted only once the
-callback returned). So a rebalance callback aborts it first, and the next `TxLoop.finish` still
-raises `Fenced` (the worker rebuilds) without aborting twice.
+"""A commit that fails on a rebalance's new group generation (ILLEGAL_GENERATION) ends the loop
+(`Fenced`, the worker rebuilds), and the rebalance around it must not hold the worker: a failed
+transaction is aborted by the rebalance callbacks (revoke, and an assignment before its *stable*
+committed-offset fetch, which an open transaction with the group's offsets would hold), and an
+assignment the closing consumer still delivers is not restored (in the rebalance test its
+offset fetch timed out 30 s after 30 s under ``consumer.close``, the partitions held). The next
+`TxLoop.finish` still raises `Fenced` without aborting twice.
 
 Fakes stand in for the client objects here: what is checked is the loop's order of calls, not
 Kafka (the real-broker proof is ``tests/integration/test_kafka_rebalance.py``)."""
