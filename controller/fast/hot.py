@@ -5,8 +5,9 @@ checks as `controller.rules` (``_check_sequence``, ``_check_open``, `check_wager
 `check_decision`, the lock's contributions, `check_settlement`) and, if any fails or anything is
 unusual (a wager on another seat, a meter with a ceiling, an unknown game), returns None so the
 session asks the reference, which then words the refusal. An accepted event mutates the records
-exactly as `controller.evolve` moves the frozen state. Settlement reuses the reference's
-`check_settlement` and `settle_round` on the frozen round: the awards are the rules as written.
+exactly as `controller.evolve` moves the frozen state. Settlement mirrors the reference's
+`check_settlement` (`controller.fast.settle_check`) and `settle_round` (`controller.fast.settle`)
+step for step on the mutable round.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.fast import settle_check
 from controller.fast.apply import apply_contribution
 from controller.fast.records import Round, Table
 from controller.fast.settle import settle
@@ -36,7 +38,6 @@ from controller.model.table_events import (
     WagerPlaced,
     WagersLocked,
 )
-from controller.rules.round_checks import check_settlement
 
 if TYPE_CHECKING:
     from controller.fast.session import Session
@@ -218,20 +219,23 @@ def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
 
 
 def decide_settle(s: Session, e: RoundSettled) -> Answer:
-    """The reference's settlement checks on the frozen round, the awards by `settle` (the
-    reference's `settle_round`, mirrored on the mutable round); meter hits priced by
-    `decide_meter` against the meter as it stands at each one's turn (649a.12(e)(4))."""
+    """The reference's settlement checks (`check_settlement`, mirrored on card numbers by
+    `settle_check.read`), the awards by `settle` (the reference's `settle_round`, mirrored on
+    the mutable round); meter hits priced by `decide_meter` against the meter as it stands at
+    each one's turn (649a.12(e)(4))."""
     head = _head(s, e)
     config = s.config
     if head is None or config is None:
         return None
     facts, table, current = head
-    if current.phase != "locked":
+    rules = GAMES.get(current.game)
+    if current.phase != "locked" or rules is None:
         return None
-    frozen = current.freeze()
     try:
-        check_settlement(config, facts.definition, frozen, e)
-        steps = settle(config, facts.definition, current, e)
+        cards = settle_check.read(facts, rules, current, e)
+        if cards is None:
+            return None
+        steps = settle(config, facts.definition, current, e, cards=cards, meter_facts=s.meter_def)
     except Exception:  # the reference repeats it and answers (or raises) the same
         return None
     for step in steps:
