@@ -5,7 +5,7 @@ and sets it out, all on objects. Here a card is its `deck_index` (0..51), found 
 lookup of its lower-cased text, and the evaluation reads the reference's own classification
 tables (`controller.rules.hands.three_card`, `five_card`: rank-count code -> (key, display
 places)). A hand is formed as a `Hand`: its paytable names at once, its cards set out only when
-something reads them (a hand that pays or qualifies for an Envy Bonus; most hands do neither).
+something reads them (`cards`: a hand that pays or qualifies for an Envy Bonus; most do neither).
 
 The names come from the reference's hand classes, once per classification entry: they depend on
 the entry and, for a few entries (A-K-Q suited, royal flushes), on the suit of the first card set
@@ -30,7 +30,7 @@ from controller.model.cards import _BY_TEXT, FULL_DECK, RANK_FIELD, deck_index
 from controller.rules.hand_forming import FormedHand
 from controller.rules.hands import five_card, three_card
 
-_INDEX: dict[str, int] = {text: deck_index(card) for text, card in _BY_TEXT.items()}
+INDEX: dict[str, int] = {text: deck_index(card) for text, card in _BY_TEXT.items()}
 _FIELD = tuple(RANK_FIELD[card.rank] for card in FULL_DECK)
 _RANK = tuple(card.rank for card in FULL_DECK)
 _SUIT = tuple(int(card.suit) for card in FULL_DECK)
@@ -47,37 +47,34 @@ _MAX_FORMED = 32_768  # about 10 MB; a floor deals new hands, the memo serves on
 Entry = tuple[Any, tuple[int, ...]]
 
 
-class Hand:
-    """A formed hand: the paytable names (most specific first) and the cards that make it, set
-    out as the reference sets them out (`controller.model.cards.set_out`) when first read."""
+#: A formed hand: (paytable names, most specific first; the entry's display places; the cards
+#: used). `cards` sets the cards out when something reads them.
+Hand = tuple[tuple[str, ...], tuple[int, ...], Sequence[int]]
 
-    __slots__ = ("_cards", "_kind", "_places", "_used", "names")
 
-    def __init__(self, kind: str, entry: Entry, used: Sequence[int]) -> None:
-        self._kind = kind
-        self._places = entry[1]
-        self._used = used
-        self._cards: tuple[str, ...] | None = None
-        names = _SUIT_FREE.get(id(entry), ())
-        if names == ():
-            names = _SUIT_FREE[id(entry)] = _suit_free(kind, entry, used)
-        self.names: tuple[str, ...] = names or _by_suit(kind, entry, self._set_out()[0])
+def cards(hand: Hand) -> tuple[str, ...]:
+    """The hand's cards as text, set out as the reference sets them out (`set_out`)."""
+    text = _TEXT
+    return tuple([text[card] for card in _set_out(hand[1], hand[2])])
 
-    @property
-    def cards(self) -> tuple[str, ...]:
-        """The cards as text, set out high to low."""
-        cards = self._cards
-        if cards is None:
-            text = _TEXT
-            cards = self._cards = tuple([text[card] for card in self._set_out()])
-        return cards
 
-    def _set_out(self) -> list[int]:
-        """`set_out`: by display place plus suit, high first. Places step by 4 and suits are
-        0..3, so every card's weight is distinct and the card can ride in its low six bits."""
-        places, rank, suit = self._places, _RANK, _SUIT
-        weights = sorted([(places[rank[c]] + suit[c]) << 6 | c for c in self._used], reverse=True)
-        return [weight & 63 for weight in weights]
+def _set_out(places: tuple[int, ...], used: Sequence[int]) -> list[int]:
+    """`set_out`: by display place plus suit, high first. Places step by 4 and suits are 0..3,
+    so every card's weight is distinct and the card can ride in its low six bits."""
+    rank, suit = _RANK, _SUIT
+    weights = sorted([(places[rank[c]] + suit[c]) << 6 | c for c in used], reverse=True)
+    return [weight & 63 for weight in weights]
+
+
+def _hand(kind: str, entry: Entry, used: Sequence[int]) -> Hand:
+    """The hand of ``entry`` over ``used``: its names are the entry's when they do not depend
+    on the first card's suit (found out once per entry), else those of the first card set out."""
+    names = _SUIT_FREE.get(id(entry), ())
+    if names == ():
+        names = _SUIT_FREE[id(entry)] = _suit_free(kind, entry, used)
+    if names is None:
+        names = _by_suit(kind, entry, _set_out(entry[1], used)[0])
+    return names, entry[1], used
 
 
 def _reference_names(kind: str, entry: Entry, first: int) -> tuple[str, ...]:
@@ -117,7 +114,7 @@ def clear() -> None:
 
 def indices(texts: tuple[str, ...]) -> list[int]:
     """The cards' deck indices; `KeyError` (a `LookupError`) for a text that is not a card."""
-    index = _INDEX
+    index = INDEX
     return [index[text.lower()] for text in texts]
 
 
@@ -134,7 +131,9 @@ def formed(source: str, own: list[int], dealer: list[int], community: list[int])
         raise LookupError(source)
     size = len(pool)
     if size == 5:  # a five's code and suit test do not depend on the cards' order
-        return Hand("five", _entry(pool), pool)
+        entry = _entry(pool)
+        names = _SUIT_FREE.get(id(entry))  # `_hand`, written out: the common case
+        return (names, entry[1], pool) if names is not None else _hand("five", entry, pool)
     if size == 6:
         return _best_of_six(sorted(pool, reverse=True))
     if size == 7:
@@ -157,26 +156,27 @@ def form(
     known = _FORMED.get((source, pool))
     if known is not None:
         return known
-    cards = indices(pool)
-    if len(set(cards)) != len(cards):
+    numbers = indices(pool)
+    if len(set(numbers)) != len(numbers):
         raise LookupError("a card repeats")
-    own_cards = cards[: len(own)]
-    rest = cards[len(own) :]
-    hand = formed(source, own_cards, rest, rest)
-    result = FormedHand(hand.names, hand.cards)
+    rest = numbers[len(own) :]
+    hand = formed(source, numbers[: len(own)], rest, rest)
+    result = FormedHand(hand[0], cards(hand))
     if len(_FORMED) >= _MAX_FORMED:
         _FORMED.clear()
     _FORMED[(source, pool)] = result
     return result
 
 
-def _three(cards: list[int]) -> Hand:
-    if len(cards) != 3:
+def _three(three: list[int]) -> Hand:
+    if len(three) != 3:
         raise LookupError("a three-card hand needs three cards")
-    a, b, c = cards
+    a, b, c = three
     suit = _SUIT
     table = three_card._SUITED if suit[a] == suit[b] == suit[c] else three_card._UNSUITED
-    return Hand("three", table[_FIELD[a] + _FIELD[b] + _FIELD[c]], cards)
+    entry = table[_FIELD[a] + _FIELD[b] + _FIELD[c]]
+    names = _SUIT_FREE.get(id(entry))  # written out: a third of the hands formed are these
+    return (names, entry[1], three) if names is not None else _hand("three", entry, three)
 
 
 def _entry(five: Sequence[int]) -> Entry:
@@ -216,7 +216,9 @@ def _best_of_six(ordered: list[int]) -> Hand:
             entry = table[code - field[left_out]]
             if best_out < 0 or entry[0] > best[0]:
                 best, best_out = entry, out
-    return Hand("five", best, ordered[:best_out] + ordered[best_out + 1 :])
+    used = ordered[:best_out] + ordered[best_out + 1 :]
+    names = _SUIT_FREE.get(id(best))  # `_hand`, written out: the common case
+    return (names, best[1], used) if names is not None else _hand("five", best, used)
 
 
 def _best_of_seven(ordered: list[int]) -> Hand:
@@ -226,4 +228,4 @@ def _best_of_seven(ordered: list[int]) -> Hand:
         entry = _entry(five)
         if entry[0] > best_entry[0]:
             best, best_entry = five, entry
-    return Hand("five", best_entry, best)
+    return _hand("five", best_entry, best)

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from operator import attrgetter
 
 from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand, formed
+from controller.fast.hands import cards as shown
 from controller.fast.records import Round
 from controller.fast.settle_check import SettledCards
 from controller.fast.shapes import WagerLike
@@ -37,12 +39,15 @@ from controller.rules.settlement import SettlementStep
 DEALER = "dealer"
 Target = int | str  # a seat, or DEALER
 Qualifying = list[tuple[int, str, Hand]]  # (holder seat, Envy name, hand), settlement order
+_SEAT = attrgetter("seat")
 
 
 class _Ctx:
     __slots__ = (
+        "bonus_drawn",
         "cards",
         "config",
+        "envy",
         "folded",
         "formed",
         "hands",
@@ -72,6 +77,10 @@ class _Ctx:
         self.folded = cards.folded
         self.rules: GameRules = GAMES[current.game]
         self.formed: dict[tuple[str, Target], Hand] = {}
+        # (meter, wager kind, amount) -> the qualifying Envy hands (`_qualifying`)
+        self.envy: dict[tuple[str, str, int], Qualifying] = {}
+        # 649a.12(i)(3): no Magic Card and no Lucky Bonus draw, no bonus to look for
+        self.bonus_drawn = settled.magic_card is not None or settled.random_seat is not None
         self.out: list[SettlementStep] = []
 
     def forfeited(self, wager: WagerLike) -> bool:
@@ -119,9 +128,7 @@ def settle(
     are the settlement's cards as `settle_check.read` read them; ``meter_facts`` gives each
     meter's definition of ``config`` with its tables as dicts."""
     ctx = _Ctx(config, table, current, settled, cards)
-    by_kind: dict[str, list[WagerLike]] = {}
-    for wager in current.wagers:
-        by_kind.setdefault(wager.wager, []).append(wager)
+    by_kind = cards.by_kind
     for kind in PROGRESSIVE_WAGERS:
         meter_id = table.links.get(kind)
         wagers = by_kind.get(kind)
@@ -139,54 +146,53 @@ def settle(
 def _settle_kind(ctx: _Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]) -> None:
     """649a.11(c): players from the farthest to the dealer's right (`settlement_order`: the
     highest seat first), each seat's wagers in the order placed; the dealer-hand jackpot at the
-    turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open). `_own_or_other_hand` is
-    written out in the loop: a kind settles a few wagers per round, most pay nothing, and the
-    calls cost more than the checks."""
+    turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open)."""
+    # a stable sort: a seat's wagers keep the order placed (`_in_order`)
+    in_order = sorted(wagers, key=_SEAT, reverse=True) if len(wagers) > 1 else wagers
+    dealer_wagers = [w for w in in_order if w.on == DEALER and not ctx.forfeited(w)]
+    if not dealer_wagers:
+        for wager in in_order:
+            if wager.on != DEALER:
+                _own_or_other_hand(ctx, facts, wager)
+        return
     policy = ctx.config.policy.dealer_hand_turn
-    by_seat: dict[int, list[WagerLike]] = {}
-    for wager in wagers:
-        by_seat.setdefault(wager.seat, []).append(wager)
-    order = sorted(by_seat, reverse=True)
-    dealer_wagers = [
-        w for seat in order for w in by_seat[seat] if w.on == DEALER and not ctx.forfeited(w)
-    ]
-    dealer_turn = dealer_wagers[0].seat if dealer_wagers else None
-    source = facts.definition.progressive.hand
-    bonuses = facts.definition.progressive.bonuses
-    pays, envy_tables, formed_hands = facts.pays, facts.envy, ctx.formed
-    folded, survives = ctx.folded, ctx.rules.survives_fold
-    envy: dict[int, Qualifying] = {}  # by wager amount: this kind's qualifying hands
-    for seat in order:
+    dealer_turn = dealer_wagers[0].seat
+    for seat in sorted({w.seat for w in wagers}, reverse=True):
         if seat == dealer_turn and policy == "first_wagerer_before_own":
             _dealer_hand(ctx, facts, dealer_wagers)
-        for wager in by_seat[seat]:
-            on = wager.on
-            if on == DEALER:
-                continue
-            # `_own_or_other_hand`: the hand it is on (649a.11(b): unless a fold forfeited it),
-            # then the wager's Envy Bonuses
-            if seat not in folded or wager.wager in survives:
-                target = seat if on == "own" else ctx.target(wager)
-                hand = formed_hands.get((source, target)) or ctx.hand(source, target)
-                for name in hand.names:
-                    if name in pays:
-                        _award(ctx, facts, [wager], hand, name)
-                        break
-                if bonuses:
-                    _bonuses(ctx, facts, [wager])
-            if on == "own" and envy_tables:
-                _envy(ctx, facts, wager, envy)
+        for wager in in_order:
+            if wager.seat == seat and wager.on != DEALER:
+                _own_or_other_hand(ctx, facts, wager)
         if seat == dealer_turn and policy == "first_wagerer_after_own":
             _dealer_hand(ctx, facts, dealer_wagers)
-    if policy == "after_all_players" and dealer_wagers:
+    if policy == "after_all_players":
         _dealer_hand(ctx, facts, dealer_wagers)
+
+
+def _own_or_other_hand(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+    """The hand the wager is on (unless a fold forfeited it, 649a.11(b)), paid under its most
+    specific name the paytable lists (`_paying`), its bonuses, then the wager's Envy Bonuses."""
+    seat, on = wager.seat, wager.on
+    if seat not in ctx.folded or wager.wager in ctx.rules.survives_fold:
+        target = seat if on == "own" else ctx.target(wager)
+        source = facts.source
+        hand = ctx.formed.get((source, target)) or ctx.hand(source, target)
+        pays = facts.pays
+        for name in hand[0]:
+            if name in pays:
+                _award(ctx, facts, [wager], hand, name)
+                break
+        if facts.bonuses and ctx.bonus_drawn:
+            _bonuses(ctx, facts, [wager])
+    if on == "own" and facts.envy:
+        _envy(ctx, facts, wager)
 
 
 def _dealer_hand(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     """649a.12(i)(2): each player who wagered on the dealer's hand is paid on it."""
-    hand = ctx.hand(facts.definition.progressive.hand, DEALER)
+    hand = ctx.hand(facts.source, DEALER)
     pays = facts.pays
-    name = next((n for n in hand.names if n in pays), None)
+    name = next((n for n in hand[0] if n in pays), None)
     if name is not None:
         _award(ctx, facts, wagers, hand, name)
     _bonuses(ctx, facts, wagers)
@@ -208,7 +214,7 @@ def _award(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, na
                 wager=first.wager,
                 on=first.on,
                 hand=name,
-                cards=hand.cards,
+                cards=shown(hand),
                 share=award.value,
                 recipients=tuple(w.seat for w in wagers),
                 occurred_at=ctx.settled.occurred_at,
@@ -218,7 +224,7 @@ def _award(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, na
         return
     for wager in wagers:
         amount = int(award.value * wager.amount_cents)
-        ctx.out.append(_fixed(ctx, facts, wager, name, hand.cards, amount, award.value))
+        ctx.out.append(_fixed(ctx, facts, wager, name, shown(hand), amount, award.value))
 
 
 def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
@@ -276,16 +282,18 @@ def _bonus_applies(ctx: _Ctx, wager: WagerLike, name: str, cards: tuple[str, ...
     return lucky == (str(wager.seat) if wager.on == "own" else target)
 
 
-def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike, envy: dict[int, Qualifying]) -> None:
+def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
     """649a.11(c)(5)(v), (7)(v), (9)(v): an Envy Bonus for each *other* player holding a
     qualifying hand, by the receiving player's wager (649a.12(e)(5)); a fold keeps the
     eligibility where the game says so (649a.11(b)(2))."""
-    amounts = facts.envy.get(wager.amount_cents)
+    amount = wager.amount_cents
+    amounts = facts.envy.get(amount)
     if not amounts or (wager.seat in ctx.folded and not ctx.rules.envy_survives_fold):
         return
-    qualifying = envy.get(wager.amount_cents)
+    key = (facts.definition.meter_id, wager.wager, amount)
+    qualifying = ctx.envy.get(key)
     if qualifying is None:
-        qualifying = envy[wager.amount_cents] = _qualifying(ctx, facts, wager.wager, amounts)
+        qualifying = ctx.envy[key] = _qualifying(ctx, facts, wager.wager, amounts)
     for holder, name, hand in qualifying:
         if holder != wager.seat:  # never for the own hand
             ctx.out.append(
@@ -297,7 +305,7 @@ def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike, envy: dict[int, Qualif
                     holder_seat=holder,
                     wager=wager.wager,
                     hand=name,
-                    cards=hand.cards,
+                    cards=shown(hand),
                     amount_cents=amounts[name],
                     occurred_at=ctx.settled.occurred_at,
                 )
@@ -315,12 +323,13 @@ def _qualifying(ctx: _Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int]
         holders = {w.seat for w in ctx.wagers if w.wager == kind and w.on == "own"}
     if not policy.folded_hands_hold_envy:
         holders -= ctx.folded
-    holders &= set(ctx.hands)  # a folded hand may have been left out of the settlement
-    source = facts.definition.progressive.hand
+    holders.intersection_update(ctx.hands)  # a folded hand may have been left out of the settlement
+    source, formed_hands = facts.source, ctx.formed
     out: Qualifying = []
     for holder in sorted(holders, reverse=True):
-        hand = ctx.hand(source, holder)
-        name = next((n for n in hand.names if n in amounts), None)
-        if name is not None:
-            out.append((holder, name, hand))
+        hand = formed_hands.get((source, holder)) or ctx.hand(source, holder)
+        for name in hand[0]:
+            if name in amounts:
+                out.append((holder, name, hand))
+                break
     return out

@@ -9,8 +9,9 @@ would refuse it returns None (or raises), and the session lets the reference wor
 
 from __future__ import annotations
 
-from controller.fast.hands import indices
+from controller.fast.hands import INDEX
 from controller.fast.records import Round
+from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.model.games import GameRules
 from controller.model.table_events import RoundSettled
@@ -19,10 +20,10 @@ SIXTH_CARD = 6  # 671a.11(d)(1)(i) and Lunar Poker: a player who bought a sixth 
 
 
 class SettledCards:
-    """The settlement's cards as deck indices, and the seats that folded (`RoundState.folded`:
-    any fold decision), read once for the check and for forming the round's hands."""
+    """The settlement's cards as deck indices, the seats that folded (`RoundState.folded`: any
+    fold decision) and the round's wagers by kind, read once for the check and for settling."""
 
-    __slots__ = ("community", "dealer", "folded", "seats")
+    __slots__ = ("by_kind", "community", "dealer", "folded", "seats")
 
     def __init__(
         self,
@@ -30,11 +31,13 @@ class SettledCards:
         dealer: list[int],
         community: list[int],
         folded: frozenset[int],
+        by_kind: dict[str, list[WagerLike]],
     ) -> None:
         self.seats = seats
         self.dealer = dealer
         self.community = community
         self.folded = folded
+        self.by_kind = by_kind
 
 
 def read(
@@ -42,56 +45,66 @@ def read(
 ) -> SettledCards | None:
     """The cards of ``e`` if `check_settlement` accepts it for ``current`` (a locked round),
     else None. A text that is not a card raises `LookupError`, as the reference raises."""
-    dealer = indices(e.dealer)
-    community = indices(e.community)
+    index = INDEX
+    dealer = [index[text.lower()] for text in e.dealer]
+    community = [index[text.lower()] for text in e.community]
     every = dealer + community
     seats: dict[int, list[int]] = {}
     for seat, texts in e.seats:
-        cards = seats[seat] = indices(texts)
+        cards = seats[seat] = [index[text.lower()] for text in texts]
         every += cards
     # The All-Six Bonus card is dealt from the deck; the Magic Card only designates a card (it
     # may be in a hand, 649a.12(i)(3)), so it is read but not counted as dealt.
     if e.bonus_card is not None:
-        every += indices((e.bonus_card,))
+        every.append(index[e.bonus_card.lower()])
     if e.magic_card is not None:
-        indices((e.magic_card,))
+        index[e.magic_card.lower()]
     if len(set(every)) != len(every):  # one deck is dealt: a card twice is a misread
         return None
-    folded = frozenset(d.seat for d in current.decisions if d.action == "fold")
-    if not _counts_ok(facts, rules, current, e, folded):
+    if len(e.dealer) not in rules.dealer_cards:
         return None
-    return SettledCards(seats, dealer, community, folded)
+    folded = frozenset([d.seat for d in current.decisions if d.action == "fold"])
+    by_kind: dict[str, list[WagerLike]] = {}
+    if not _counts_ok(facts, rules, current, e, folded, by_kind):
+        return None
+    return SettledCards(seats, dealer, community, folded, by_kind)
 
 
-def _counts_ok(
+def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
     facts: TableFacts,
     rules: GameRules,
     current: Round,
     e: RoundSettled,
     folded: frozenset[int],
+    by_kind: dict[str, list[WagerLike]],
 ) -> bool:
-    """`_check_counts` and `_seats_needing_cards`."""
-    if len(e.dealer) not in rules.dealer_cards:
-        return False
+    """`_check_counts` and `_seats_needing_cards` (the dealer's count checked by `read`), in one
+    pass over the wagers that also sorts them by kind into ``by_kind``."""
     five_card_kinds = facts.five_card_kinds
     if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
         return False
-    wagers = current.wagers
-    five_card = any(w.wager in five_card_kinds for w in wagers)
+    five_card = False
+    wagering = set()
+    needed = set()
+    survives = rules.survives_fold
+    for w in current.wagers:
+        seat, kind = w.seat, w.wager
+        wagering.add(seat)
+        if seat not in folded or kind in survives:
+            needed.add(seat)
+        if w.on.startswith("seat:"):
+            needed.add(int(w.on.removeprefix("seat:")))
+        if kind in five_card_kinds:
+            five_card = True
+        known = by_kind.get(kind)
+        if known is None:
+            by_kind[kind] = [w]
+        else:
+            known.append(w)
     community = rules.community_cards
     needed_community = {2} if five_card and 2 in community else community
     if len(e.community) not in needed_community:
         return False
-    wagering = set()
-    needed = set()
-    survives = rules.survives_fold
-    for w in wagers:
-        seat = w.seat
-        wagering.add(seat)
-        if seat not in folded or w.wager in survives:
-            needed.add(seat)
-        if w.on.startswith("seat:"):
-            needed.add(int(w.on.removeprefix("seat:")))
     dealt = {seat for seat, _ in e.seats}
     if not needed <= dealt <= wagering:
         return False

@@ -69,7 +69,17 @@ class MeterFacts:
     another meter: its money moves through the reference decider only (`controller.ceiling`);
     an excess carried in the overflow is split here as `split_at_ceiling` splits it."""
 
-    __slots__ = ("ceiling", "definition", "envy", "hot", "pays", "primary_ppm", "reserve_ppm")
+    __slots__ = (
+        "bonuses",
+        "ceiling",
+        "definition",
+        "envy",
+        "hot",
+        "pays",
+        "primary_ppm",
+        "reserve_ppm",
+        "source",
+    )
 
     def __init__(self, definition: MeterDef) -> None:
         self.definition = definition
@@ -80,6 +90,8 @@ class MeterFacts:
         self.envy: dict[int, dict[str, int]] = {
             amount: dict(table) for amount, table in progressive.envy.items()
         }
+        self.bonuses = progressive.bonuses
+        self.source: str = progressive.hand
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
         self.hot = not definition.divert_to and not definition.mystery and _plain_meter(definition)
