@@ -31,6 +31,15 @@ from controller.rules.hand_forming import FormedHand
 from controller.rules.hands import five_card, three_card
 
 INDEX: dict[str, int] = {text: deck_index(card) for text, card in _BY_TEXT.items()}
+#: Every spelling whose ``lower()`` is a key of `INDEX` and that has only ASCII letters and
+#: digits ("As", "aS", "AS", "10D"...): a settlement's texts are looked up as they come, with
+#: no lower-cased copy to build and hash. A text not found here (another spelling ``lower()``
+#: would still accept, such as the Kelvin sign for K) makes the caller let the reference read it.
+SPELLED: dict[str, int] = {
+    "".join(chars): number
+    for text, number in INDEX.items()
+    for chars in itertools.product(*({c.lower(), c.upper()} for c in text))
+}
 _FIELD = tuple(RANK_FIELD[card.rank] for card in FULL_DECK)
 _RANK = tuple(card.rank for card in FULL_DECK)
 _SUIT = tuple(int(card.suit) for card in FULL_DECK)

@@ -138,8 +138,7 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         return None
     if (e.seat, e.wager, on) in current.placed:  # indexed by `_head`
         return None
-    current.wagers.append(e)
-    current.event_ids.add(e.event_id)
+    current.add_wager(e)
     table.last_seq = e.seq
     s.dirty_tables.add(e.table_id)
     return (e,)
@@ -237,8 +236,9 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.decisions.append(e)
-    _accept(s, table, current, e)
+    current.add_decision(e)
+    table.last_seq = e.seq
+    s.dirty_tables.add(e.table_id)
     return (e,)
 
 

@@ -9,7 +9,7 @@ would refuse it returns None (or raises), and the session lets the reference wor
 
 from __future__ import annotations
 
-from controller.fast.hands import INDEX
+from controller.fast.hands import SPELLED
 from controller.fast.records import Round
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
@@ -45,20 +45,20 @@ def read(
 ) -> SettledCards | None:
     """The cards of ``e`` if `check_settlement` accepts it for ``current`` (a locked round),
     else None. A text that is not a card raises `LookupError`, as the reference raises."""
-    index = INDEX
-    dealer = [index[text.lower()] for text in e.dealer]
-    community = [index[text.lower()] for text in e.community]
+    index = SPELLED  # a spelling it lacks raises `KeyError`: the reference then reads it
+    dealer = [index[text] for text in e.dealer]
+    community = [index[text] for text in e.community]
     every = dealer + community
     seats: dict[int, list[int]] = {}
     for seat, texts in e.seats:
-        cards = seats[seat] = [index[text.lower()] for text in texts]
+        cards = seats[seat] = [index[text] for text in texts]
         every += cards
     # The All-Six Bonus card is dealt from the deck; the Magic Card only designates a card (it
     # may be in a hand, 649a.12(i)(3)), so it is read but not counted as dealt.
     if e.bonus_card is not None:
-        every.append(index[e.bonus_card.lower()])
-    if e.magic_card is not None:
-        index[e.magic_card.lower()]
+        every.append(index[e.bonus_card])
+    if e.magic_card is not None and e.magic_card not in index:
+        return None
     if len(set(every)) != len(every):  # one deck is dealt: a card twice is a misread
         return None
     if len(e.dealer) not in rules.dealer_cards:
@@ -83,24 +83,23 @@ def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
     five_card_kinds = facts.five_card_kinds
     if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
         return False
-    five_card = False
-    wagering = set()
-    needed = set()
-    survives = rules.survives_fold
-    for w in current.wagers:
-        seat, kind = w.seat, w.wager
-        wagering.add(seat)
-        if seat not in folded or kind in survives:
-            needed.add(seat)
-        if w.on.startswith("seat:"):
-            needed.add(int(w.on.removeprefix("seat:")))
-        if kind in five_card_kinds:
-            five_card = True
-        known = by_kind.get(kind)
+    wagers = current.wagers
+    for w in wagers:  # by kind, in the order placed (`settle` reads them so)
+        known = by_kind.get(w.wager)
         if known is None:
-            by_kind[kind] = [w]
+            by_kind[w.wager] = [w]
         else:
             known.append(w)
+    five_card = not five_card_kinds.isdisjoint(by_kind)
+    wagering = {w.seat for w in wagers}
+    survives = rules.survives_fold
+    needed = (
+        {w.seat for w in wagers if w.seat not in folded or w.wager in survives}
+        if folded
+        else set(wagering)
+    )
+    if any(on.startswith("seat:") for on in {w.on for w in wagers}):
+        needed.update(int(w.on.removeprefix("seat:")) for w in wagers if w.on.startswith("seat:"))
     community = rules.community_cards
     needed_community = {2} if five_card and 2 in community else community
     if len(e.community) not in needed_community:
