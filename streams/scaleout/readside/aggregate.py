@@ -163,6 +163,10 @@ class Tally:
         """The tally as the changelog stores it."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    def counts(self) -> dict[str, int]:
+        """What the window counted, without the mark (the metrics and the page show these)."""
+        return {name: getattr(self, name) for name in COUNTED}
+
     @classmethod
     def from_json(cls, value: Mapping[str, int] | None) -> Tally:
         """A stored tally (None: an empty one)."""

@@ -247,7 +247,7 @@ def _snapshot(
     for (table_id, kind, start), tally in windows.items():  # sorted: the last start wins
         latest[(table_id, kind)] = (start, tally)
     rows = [
-        WindowRow(table_id, _WINDOWS[kind], _seconds(start, spec), _values(t))
+        WindowRow(table_id, _WINDOWS[kind], _seconds(start, spec), t.counts())
         for (table_id, kind), (start, t) in sorted(latest.items())
     ]
     tables = sorted({table_id for table_id, _kind in latest})
@@ -263,9 +263,3 @@ def _seconds(start: str, spec: DaySpec) -> float:
     if "T" in start:
         return parse_at(start).timestamp()
     return gaming_day(date.fromisoformat(start), spec.starts, spec.utc_offset).start.timestamp()
-
-
-def _values(tally: Tally) -> dict[str, int]:
-    values = tally.to_json()
-    values.pop("mark")
-    return values
