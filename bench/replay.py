@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 
 import msgspec
 
@@ -99,36 +100,17 @@ def build_log(settings: Settings) -> str:
     return str(path)
 
 
-def _read_only(path: str) -> float:
+def _timed_on(path: str, work: Callable[[SqliteLog], object]) -> float:
+    """Seconds ``work`` takes over the log at ``path``, opened for it and closed after."""
     log = SqliteLog(path, snapshot_key=BENCH_KEY)
     try:
-        return stopwatch(lambda: sum(1 for _ in log.read()))
+        return stopwatch(lambda: work(log))
     finally:
         log.close()
 
 
-def _fold(path: str) -> float:
-    log = SqliteLog(path, snapshot_key=BENCH_KEY)
-    try:
-        return stopwatch(lambda: fold_log(log))
-    finally:
-        log.close()
-
-
-def _reference_fold(path: str) -> float:
-    log = SqliteLog(path, snapshot_key=BENCH_KEY)
-    try:
-        return stopwatch(lambda: fold_log_by_reference(log))
-    finally:
-        log.close()
-
-
-def _decode_only(path: str) -> float:
-    log = SqliteLog(path, snapshot_key=BENCH_KEY)
-    try:
-        return stopwatch(lambda: _decode_all(log))
-    finally:
-        log.close()
+def _read_all(log: SqliteLog) -> int:
+    return sum(1 for _ in log.read())
 
 
 def _decode_all(log: SqliteLog) -> None:
@@ -136,17 +118,9 @@ def _decode_all(log: SqliteLog) -> None:
         decode(record.payload)
 
 
-def _struct_only(path: str) -> float:
+def _structs_all(log: SqliteLog) -> None:
     """Reading and the replay's struct reader alone (no apply): with read-only and the fold, the
     row shows where a record's time goes (read, decode, apply)."""
-    log = SqliteLog(path, snapshot_key=BENCH_KEY)
-    try:
-        return stopwatch(lambda: _structs_all(log))
-    finally:
-        log.close()
-
-
-def _structs_all(log: SqliteLog) -> None:
     read_record = records.read_record
     for record in log.read():
         try:
@@ -183,11 +157,15 @@ def run_rows(settings: Settings) -> list[Row]:
     probe = SqliteLog(path, snapshot_key=BENCH_KEY)
     count = probe.head()
     probe.close()
-    times = paired(lambda: _fold(path), lambda: _read_only(path), settings.replay_repeats)
+    times = paired(
+        lambda: _timed_on(path, fold_log),
+        lambda: _timed_on(path, _read_all),
+        settings.replay_repeats,
+    )
     rate = median(rates(count, times.subject))
-    decode_rate = count / _decode_only(path)
-    struct_rate = count / _struct_only(path)
-    reference_rate = count / _reference_fold(path)
+    decode_rate = count / _timed_on(path, _decode_all)
+    struct_rate = count / _timed_on(path, _structs_all)
+    reference_rate = count / _timed_on(path, fold_log_by_reference)
     extrapolated = count < TEN_MILLION
     replay = rate_row(
         name="replay",

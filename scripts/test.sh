@@ -15,4 +15,4 @@ scripts/redis.sh start
 scripts/kafka.sh start
 export KAFKA_BOOTSTRAP="127.0.0.1:${KAFKA_PORT:-19092}"
 export REDIS_URL="redis://127.0.0.1:${REDIS_PORT:-16379}/0"
-"$VENV/bin/pytest" -q -p no:cacheprovider "$@"
+"$VENV/bin/pytest" -q -p no:cacheprovider --durations=25 "$@"

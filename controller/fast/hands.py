@@ -4,9 +4,17 @@ The reference parses each text to a `Card`, checks the hand through a set of car
 and sets it out, all on objects. Here a card is its `deck_index` (0..51), found by one dict
 lookup of its lower-cased text, and the evaluation reads the reference's own classification
 tables (`controller.rules.hands.three_card`, `five_card`: rank-count code -> (key, display
-places)). The names come from the reference's hand classes, once per (category, tiebreak, suit of
-the first card). Any text that is not a card, or a repeated card, raises `LookupError`: the
-caller then lets the reference answer (it words the refusal).
+places)). A hand is formed as a `Hand`: its paytable names at once, its cards set out only when
+something reads them (`cards`: a hand that pays or qualifies for an Envy Bonus; most do neither).
+
+The names come from the reference's hand classes, once per classification entry: they depend on
+the entry and, for a few entries (A-K-Q suited, royal flushes), on the suit of the first card set
+out. Whether an entry's names depend on that suit is found out the first time the entry is met
+(its names asked of the reference for each of the four suits), not assumed.
+
+`form` keeps the reference's interface (texts in, a `FormedHand` out): any text that is not a
+card, or a repeated card, raises `LookupError` there. Settlement (`controller.fast.settle`) reads
+the cards once per round (`indices`) and forms from numbers with `formed`.
 
 Equal to the reference for every three-card hand and every pool of five or six cards
 (``tests/controller/fast/test_hands.py``).
@@ -15,20 +23,97 @@ Equal to the reference for every three-card hand and every pool of five or six c
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from typing import Any
 
 from controller.model.cards import _BY_TEXT, FULL_DECK, RANK_FIELD, deck_index
 from controller.rules.hand_forming import FormedHand
 from controller.rules.hands import five_card, three_card
 
-_INDEX: dict[str, int] = {text: deck_index(card) for text, card in _BY_TEXT.items()}
+INDEX: dict[str, int] = {text: deck_index(card) for text, card in _BY_TEXT.items()}
+#: Every spelling whose ``lower()`` is a key of `INDEX` and that has only ASCII letters and
+#: digits ("As", "aS", "AS", "10D"...): a settlement's texts are looked up as they come, with
+#: no lower-cased copy to build and hash. A text not found here (another spelling ``lower()``
+#: would still accept, such as the Kelvin sign for K) makes the caller let the reference read it.
+SPELLED: dict[str, int] = {
+    "".join(chars): number
+    for text, number in INDEX.items()
+    for chars in itertools.product(*({c.lower(), c.upper()} for c in text))
+}
 _FIELD = tuple(RANK_FIELD[card.rank] for card in FULL_DECK)
 _RANK = tuple(card.rank for card in FULL_DECK)
 _SUIT = tuple(int(card.suit) for card in FULL_DECK)
 _TEXT = tuple(str(card) for card in FULL_DECK)
-_NAMES: dict[tuple[int, int], tuple[str, ...]] = {}
+#: A card's suit counted in a four-bit field per suit: the sum over a pool counts each suit.
+_SUIT_COUNT = tuple(1 << 4 * suit for suit in _SUIT)
+_FIVE_OF_A_SUIT = 0x8888  # bit 3 of a field after adding 3: that suit is held five or six times
+#: id(entry) -> its names if they do not depend on the first card's suit, else None
+_SUIT_FREE: dict[int, tuple[str, ...] | None] = {}
+_BY_SUIT: dict[tuple[int, int], tuple[str, ...]] = {}
 _FORMED: dict[tuple[str, tuple[str, ...]], FormedHand] = {}
 _MAX_FORMED = 32_768  # about 10 MB; a floor deals new hands, the memo serves one settlement
+
+Entry = tuple[Any, tuple[int, ...]]
+
+
+#: A formed hand: (paytable names, most specific first; the entry's display places; the cards
+#: used). `cards` sets the cards out when something reads them.
+Hand = tuple[tuple[str, ...], tuple[int, ...], Sequence[int]]
+
+
+def cards(hand: Hand) -> tuple[str, ...]:
+    """The hand's cards as text, set out as the reference sets them out (`set_out`)."""
+    text = _TEXT
+    return tuple([text[card] for card in _set_out(hand[1], hand[2])])
+
+
+def _set_out(places: tuple[int, ...], used: Sequence[int]) -> list[int]:
+    """`set_out`: by display place plus suit, high first. Places step by 4 and suits are 0..3,
+    so every card's weight is distinct and the card can ride in its low six bits."""
+    rank, suit = _RANK, _SUIT
+    weights = sorted([(places[rank[c]] + suit[c]) << 6 | c for c in used], reverse=True)
+    return [weight & 63 for weight in weights]
+
+
+def _hand(kind: str, entry: Entry, used: Sequence[int]) -> Hand:
+    """The hand of ``entry`` over ``used``: its names are the entry's when they do not depend
+    on the first card's suit (found out once per entry), else those of the first card set out."""
+    names = _SUIT_FREE.get(id(entry), ())
+    if names == ():
+        names = _SUIT_FREE[id(entry)] = _suit_free(kind, entry, used)
+    if names is None:
+        names = _by_suit(kind, entry, _set_out(entry[1], used)[0])
+    return names, entry[1], used
+
+
+def _reference_names(kind: str, entry: Entry, first: int) -> tuple[str, ...]:
+    """The reference hand's ``names``, which read the hand's first card only."""
+    category, tiebreak = entry[0]
+    hand_cards = (FULL_DECK[first],)
+    hand: Any = (
+        three_card.ThreeCardHand(category, tiebreak, hand_cards)
+        if kind == "three"
+        else five_card.FiveCardHand(category, tiebreak, hand_cards)
+    )
+    names: tuple[str, ...] = hand.names
+    return names
+
+
+def _suit_free(kind: str, entry: Entry, used: Sequence[int]) -> tuple[str, ...] | None:
+    """The entry's names if the first card's suit does not change them (asked for all four
+    suits of one of its cards' rank), else None. Entries are the classification tables' own
+    tuples (they live as long as the module), so their identity names them."""
+    base = used[0] - _SUIT[used[0]]
+    answers = {_reference_names(kind, entry, base + suit) for suit in range(4)}
+    return answers.pop() if len(answers) == 1 else None
+
+
+def _by_suit(kind: str, entry: Entry, first: int) -> tuple[str, ...]:
+    lookup = (id(entry), _SUIT[first])
+    names = _BY_SUIT.get(lookup)
+    if names is None:
+        names = _BY_SUIT[lookup] = _reference_names(kind, entry, first)
+    return names
 
 
 def clear() -> None:
@@ -36,9 +121,33 @@ def clear() -> None:
     _FORMED.clear()
 
 
-def _indices(texts: tuple[str, ...]) -> list[int]:
-    index = _INDEX
-    return [index[text.lower()] for text in texts]  # KeyError: not a card
+def indices(texts: tuple[str, ...]) -> list[int]:
+    """The cards' deck indices; `KeyError` (a `LookupError`) for a text that is not a card."""
+    index = INDEX
+    return [index[text.lower()] for text in texts]
+
+
+def formed(source: str, own: list[int], dealer: list[int], community: list[int]) -> Hand:
+    """`form_hand` of cards already read and known to be distinct (`LookupError` for a source
+    or a count the reference does not form)."""
+    if source == "three_card":
+        return _three(own)
+    if source == "five_of_six":
+        pool = own + dealer
+    elif source == "five_card":
+        pool = own + community
+    else:
+        raise LookupError(source)
+    size = len(pool)
+    if size == 5:  # a five's code and suit test do not depend on the cards' order
+        entry = _entry(pool)
+        names = _SUIT_FREE.get(id(entry))  # `_hand`, written out: the common case
+        return (names, entry[1], pool) if names is not None else _hand("five", entry, pool)
+    if size == 6:
+        return _best_of_six(sorted(pool, reverse=True))
+    if size == 7:
+        return _best_of_seven(sorted(pool, reverse=True))
+    raise LookupError("best five needs five to seven cards")
 
 
 def form(
@@ -56,32 +165,30 @@ def form(
     known = _FORMED.get((source, pool))
     if known is not None:
         return known
-    cards = _indices(pool)
-    if len(set(cards)) != len(cards):
+    numbers = indices(pool)
+    if len(set(numbers)) != len(numbers):
         raise LookupError("a card repeats")
-    formed = _three(cards) if source == "three_card" else _best_five(cards)
+    rest = numbers[len(own) :]
+    hand = formed(source, numbers[: len(own)], rest, rest)
+    result = FormedHand(hand[0], cards(hand))
     if len(_FORMED) >= _MAX_FORMED:
         _FORMED.clear()
-    _FORMED[(source, pool)] = formed
-    return formed
+    _FORMED[(source, pool)] = result
+    return result
 
 
-def _set_out(cards: Any, places: tuple[int, ...]) -> list[int]:
-    rank, suit = _RANK, _SUIT
-    return sorted(cards, key=lambda c: places[rank[c]] + suit[c], reverse=True)
-
-
-def _three(cards: list[int]) -> FormedHand:
-    if len(cards) != 3:
+def _three(three: list[int]) -> Hand:
+    if len(three) != 3:
         raise LookupError("a three-card hand needs three cards")
-    a, b, c = cards
+    a, b, c = three
     suit = _SUIT
     table = three_card._SUITED if suit[a] == suit[b] == suit[c] else three_card._UNSUITED
     entry = table[_FIELD[a] + _FIELD[b] + _FIELD[c]]
-    return _formed("three", entry, cards)
+    names = _SUIT_FREE.get(id(entry))  # written out: a third of the hands formed are these
+    return (names, entry[1], three) if names is not None else _hand("three", entry, three)
 
 
-def _entry(five: tuple[int, ...] | list[int]) -> tuple[Any, tuple[int, ...]]:
+def _entry(five: Sequence[int]) -> Entry:
     a, b, c, d, e = five
     suit = _SUIT
     s = suit[a]
@@ -91,62 +198,43 @@ def _entry(five: tuple[int, ...] | list[int]) -> tuple[Any, tuple[int, ...]]:
     return five_card._UNSUITED[code]
 
 
-def _best_five(cards: list[int]) -> FormedHand:
-    """`best_five`: the five with the highest key; of equals, the first from the highest cards."""
-    if len(cards) not in (5, 6, 7):
-        raise LookupError("best five needs five to seven cards")
-    ordered = sorted(cards, reverse=True)
-    if len(ordered) == 5:
-        return _formed("five", _entry(ordered), ordered)
-    if len(ordered) == 6:
-        return _best_of_six(ordered)
+def _best_of_six(ordered: list[int]) -> Hand:
+    """`best_five` of six cards, high first: `combinations(ordered, 5)` leaves out the last card
+    first, then each earlier one in turn, and a strict ">" keeps the first of equal keys. Each
+    five's code is the six's code less the card left out; it is one suit only if the six hold a
+    suit five or six times and the card left out is not the odd one."""
+    field, suit, count = _FIELD, _SUIT, _SUIT_COUNT
+    a, b, c, d, e, f = ordered
+    code = field[a] + field[b] + field[c] + field[d] + field[e] + field[f]
+    suits = count[a] + count[b] + count[c] + count[d] + count[e] + count[f]
+    unsuited = five_card._UNSUITED
+    best: Entry = unsuited[code - field[f]]
+    best_out = 5
+    if not (suits + 0x3333) & _FIVE_OF_A_SUIT:  # no five of a suit: no five is a flush
+        for out in (4, 3, 2, 1, 0):
+            entry = unsuited[code - field[ordered[out]]]
+            if entry[0] > best[0]:
+                best, best_out = entry, out
+    else:
+        best_out = -1
+        six_suited = suits in (6, 6 << 4, 6 << 8, 6 << 12)
+        flush = next(s for s in range(4) if (suits >> 4 * s) & 15 >= 5)
+        for out in (5, 4, 3, 2, 1, 0):
+            left_out = ordered[out]
+            table = five_card._SUITED if six_suited or suit[left_out] != flush else unsuited
+            entry = table[code - field[left_out]]
+            if best_out < 0 or entry[0] > best[0]:
+                best, best_out = entry, out
+    used = ordered[:best_out] + ordered[best_out + 1 :]
+    names = _SUIT_FREE.get(id(best))  # `_hand`, written out: the common case
+    return (names, best[1], used) if names is not None else _hand("five", best, used)
+
+
+def _best_of_seven(ordered: list[int]) -> Hand:
     best = tuple(ordered[:5])
     best_entry = _entry(best)
     for five in itertools.combinations(ordered, 5):
         entry = _entry(five)
         if entry[0] > best_entry[0]:
             best, best_entry = five, entry
-    return _formed("five", best_entry, best)
-
-
-def _best_of_six(ordered: list[int]) -> FormedHand:
-    """`combinations(ordered, 5)` of six cards leaves out the last card first, then each earlier
-    one in turn; each five's code is the six's code less the card left out."""
-    field, suit = _FIELD, _SUIT
-    code = sum(field[c] for c in ordered)
-    suits = [suit[c] for c in ordered]
-    flush = next((s for s in set(suits) if suits.count(s) >= 5), None)
-    best_entry: Any = None
-    best_out = 5
-    for out in (5, 4, 3, 2, 1, 0):
-        left_out = ordered[out]
-        suited = flush is not None and (suits.count(flush) == 6 or suit[left_out] != flush)
-        table = five_card._SUITED if suited else five_card._UNSUITED
-        entry = table[code - field[left_out]]
-        if best_entry is None or entry[0] > best_entry[0]:
-            best_entry, best_out = entry, out
-    return _formed("five", best_entry, ordered[:best_out] + ordered[best_out + 1 :])
-
-
-def _formed(kind: str, entry: tuple[Any, tuple[int, ...]], cards: Any) -> FormedHand:
-    shown = _set_out(cards, entry[1])
-    text = _TEXT
-    return FormedHand(_names(kind, entry, shown[0]), tuple([text[i] for i in shown]))
-
-
-def _names(kind: str, entry: tuple[Any, tuple[int, ...]], first: int) -> tuple[str, ...]:
-    """The reference hand's ``names``: they depend on the key and the first card's suit only.
-    Entries are the classification tables' own tuples (they live as long as the module), so
-    their identity names them."""
-    lookup = (id(entry), _SUIT[first])
-    names = _NAMES.get(lookup)
-    if names is None:
-        category, tiebreak = entry[0]
-        hand_cards = (FULL_DECK[first],)  # `names` reads the first card only
-        hand: Any = (
-            three_card.ThreeCardHand(category, tiebreak, hand_cards)
-            if kind == "three"
-            else five_card.FiveCardHand(category, tiebreak, hand_cards)
-        )
-        names = _NAMES[lookup] = hand.names
-    return names
+    return _hand("five", best_entry, best)

@@ -5,8 +5,9 @@ checks as `controller.rules` (``_check_sequence``, ``_check_open``, `check_wager
 `check_decision`, the lock's contributions, `check_settlement`) and, if any fails or anything is
 unusual (a wager on another seat, a meter with a ceiling, an unknown game), returns None so the
 session asks the reference, which then words the refusal. An accepted event mutates the records
-exactly as `controller.evolve` moves the frozen state. Settlement reuses the reference's
-`check_settlement` and `settle_round` on the frozen round: the awards are the rules as written.
+exactly as `controller.evolve` moves the frozen state. Settlement mirrors the reference's
+`check_settlement` (`controller.fast.settle_check`) and `settle_round` (`controller.fast.settle`)
+step for step on the mutable round.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.fast.apply import apply_contribution
+from controller.fast import settle_check
+from controller.fast.build import builder
 from controller.fast.records import Round, Table
 from controller.fast.settle import settle
+from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
@@ -36,26 +39,46 @@ from controller.model.table_events import (
     WagerPlaced,
     WagersLocked,
 )
-from controller.rules.round_checks import check_settlement
 
 if TYPE_CHECKING:
     from controller.fast.session import Session
 
 Answer = tuple[Event, ...] | None
+#: `ContributionRecorded(...)` with these fields in this order (the rest at their defaults)
+_contribution = builder(
+    ContributionRecorded,
+    (
+        "meter_id",
+        "table_id",
+        "round_id",
+        "seat",
+        "wager",
+        "on",
+        "wager_cents",
+        "primary_sub",
+        "reserve_sub",
+        "meter_seq",
+        "occurred_at",
+        "overflow_sub",
+    ),
+)
 
 
 def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
-    """The table and its current round, if ``e`` passes `_check_sequence` and names that round."""
-    facts = s.table_def(e.table_id)
-    table = s.table(e.table_id)
+    """The table and its current round, if ``e`` passes `_check_sequence` and names that round;
+    the round's indexes are then up to date (`Round.indexed`). The session's dicts are read
+    first: a table and its facts are known after the first event."""
+    table_id = e.table_id
+    facts = s.table_facts.get(table_id) or s.table_def(table_id)
+    table = s.tables.get(table_id) or s.table(table_id)
     if facts is None or table is None:
         return None
     current = table.round
     if (
         current is None
         or current.round_id != e.round_id
-        or e.event_id in current.indexed().event_ids
         or e.seq <= table.last_seq
+        or e.event_id in current.indexed().event_ids
     ):
         return None
     return facts, table, current
@@ -113,10 +136,11 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, e.wager)
     ):
         return None
-    if (e.seat, e.wager, on) in current.indexed().placed:
+    if (e.seat, e.wager, on) in current.placed:  # indexed by `_head`
         return None
-    current.wagers.append(e)
-    _accept(s, table, current, e)
+    current.add_wager(e)
+    table.last_seq = e.seq
+    s.dirty_tables.add(e.table_id)
     return (e,)
 
 
@@ -124,52 +148,64 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     """The lock and one `ContributionRecorded` per linked wager, priced as `_contributions` and
     `decide_meter` price them: what would take a meter above its ceiling is carried in its
     overflow (`controller.ceiling.split_at_ceiling`, NY 5320.8), each wager against the meter as
-    the ones before it left it."""
+    the ones before it left it. Each meter's record and rates are looked up once per lock."""
     head = _head(s, e)
     if head is None:
         return None
     facts, table, current = head
     if current.phase != "open":
         return None
-    out: list[Event] = [e]
-    seqs: dict[str, int] = {}
-    amounts: dict[str, int] = {}  # each meter as the lock's earlier contributions leave it
     links = facts.links
+    # meter_id -> (rates, record, the meter's amount as the lock's earlier contributions leave
+    # it, its next sequence number)
+    meters: dict[str, list[Any]] = {}
+    priced: list[tuple[WagerLike, str, int, int, int, int]] = []
     for wager in current.wagers:
         meter_id = links.get(wager.wager)
         if meter_id is None:
             continue
-        rates = s.meter_def(meter_id)
-        meter = s.meter(meter_id)
-        if rates is None or meter is None or not rates.hot or meter.retired:
-            return None
-        seq = seqs[meter_id] = seqs.get(meter_id, meter.seq) + 1
+        known = meters.get(meter_id)
+        if known is None:
+            rates = s.meter_def(meter_id)
+            meter = s.meter(meter_id)
+            if rates is None or meter is None or not rates.hot or meter.retired:
+                return None
+            known = meters[meter_id] = [rates, meter, meter.amount_sub, meter.seq]
+        rates = known[0]
+        seq = known[3] = known[3] + 1
         primary = contribution_subunits(wager.amount_cents, rates.primary_ppm)
         overflow = 0
         if rates.ceiling is not None:
-            amount = amounts.get(meter_id, meter.amount_sub)
+            amount = known[2]
             overflow = primary - max(0, min(primary, rates.ceiling - amount))
-            amounts[meter_id] = amount + primary - overflow
-        out.append(
-            ContributionRecorded(
-                meter_id=meter_id,
-                table_id=e.table_id,
-                round_id=e.round_id,
-                seat=wager.seat,
-                wager=wager.wager,
-                on=wager.on,
-                wager_cents=wager.amount_cents,
-                primary_sub=primary,
-                reserve_sub=contribution_subunits(wager.amount_cents, rates.reserve_ppm),
-                meter_seq=seq,
-                occurred_at=e.occurred_at,
-                overflow_sub=overflow,
-            )
+            known[2] = amount + primary - overflow
+        reserve = contribution_subunits(wager.amount_cents, rates.reserve_ppm)
+        priced.append((wager, meter_id, primary, reserve, overflow, seq))
+    out: list[Event] = [e]
+    table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
+    contributions = current.contributions
+    for wager, meter_id, primary, reserve, overflow, seq in priced:
+        event = _contribution(
+            meter_id,
+            table_id,
+            round_id,
+            wager.seat,
+            wager.wager,
+            wager.on,
+            wager.amount_cents,
+            primary,
+            reserve,
+            seq,
+            occurred_at,
+            overflow,
         )
+        out.append(event)
+        # `apply_contribution`: the meter, and the round (this one) remembers it
+        meters[meter_id][1].contribute(event)
+        contributions.append((meter_id, primary, reserve))
+    s.dirty_meters.update(meters)
     current.phase = "locked"
     _accept(s, table, current, e)
-    for event in out[1:]:
-        apply_contribution(s, event)  # type: ignore[arg-type]  # built above
     return tuple(out)
 
 
@@ -180,7 +216,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     _, table, current = head
     rules = GAMES.get(current.game)
-    ante = current.indexed().antes.get(e.seat)
+    ante = current.antes.get(e.seat)  # indexed by `_head`
     action = e.action
     if current.phase != "locked" or rules is None or ante is None:
         return None
@@ -200,8 +236,9 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.decisions.append(e)
-    _accept(s, table, current, e)
+    current.add_decision(e)
+    table.last_seq = e.seq
+    s.dirty_tables.add(e.table_id)
     return (e,)
 
 
@@ -218,20 +255,23 @@ def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
 
 
 def decide_settle(s: Session, e: RoundSettled) -> Answer:
-    """The reference's settlement checks on the frozen round, the awards by `settle` (the
-    reference's `settle_round`, mirrored on the mutable round); meter hits priced by
-    `decide_meter` against the meter as it stands at each one's turn (649a.12(e)(4))."""
+    """The reference's settlement checks (`check_settlement`, mirrored on card numbers by
+    `settle_check.read`), the awards by `settle` (the reference's `settle_round`, mirrored on
+    the mutable round); meter hits priced by `decide_meter` against the meter as it stands at
+    each one's turn (649a.12(e)(4))."""
     head = _head(s, e)
     config = s.config
     if head is None or config is None:
         return None
     facts, table, current = head
-    if current.phase != "locked":
+    rules = GAMES.get(current.game)
+    if current.phase != "locked" or rules is None:
         return None
-    frozen = current.freeze()
     try:
-        check_settlement(config, facts.definition, frozen, e)
-        steps = settle(config, facts.definition, current, e)
+        cards = settle_check.read(facts, rules, current, e)
+        if cards is None:
+            return None
+        steps = settle(config, facts.definition, current, e, cards=cards, meter_facts=s.meter_def)
     except Exception:  # the reference repeats it and answers (or raises) the same
         return None
     for step in steps:

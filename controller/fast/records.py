@@ -111,6 +111,27 @@ class Round:
             self._decisions_seen = len(decisions)
         return self
 
+    def add_wager(self, wager: WagerLike) -> None:
+        """Keep a wager the session accepted, with its id, and index it at once when the round
+        is indexed up to it (as a decider leaves it): `indexed` then has nothing left to do."""
+        wagers = self.wagers
+        wagers.append(wager)
+        self.event_ids.add(wager.event_id)
+        if self._wagers_seen == len(wagers) - 1:
+            self.placed.add((wager.seat, wager.wager, wager.on))
+            if wager.wager == "ante" and wager.seat not in self.antes:
+                self.antes[wager.seat] = wager.amount_cents
+            self._wagers_seen += 1
+
+    def add_decision(self, decision: DecisionLike) -> None:
+        """Keep a decision the session accepted, as `add_wager` keeps a wager."""
+        decisions = self.decisions
+        decisions.append(decision)
+        self.event_ids.add(decision.event_id)
+        if self._decisions_seen == len(decisions) - 1:
+            self.actions.setdefault(decision.seat, []).append(decision.action)
+            self._decisions_seen += 1
+
     def freeze(self) -> RoundState:
         """The frozen round."""
         return RoundState(

@@ -1,33 +1,55 @@
 """`controller.rules.settlement.settle_round`, step for step, on the session's mutable round and
-with hands formed by `controller.fast.hands.form`.
+with hands formed by `controller.fast.hands.formed`.
 
 The order and content of the steps are the reference's (649a.11(c): wager kinds in order, players
 from the farthest to the dealer's right, the own-hand wager, its Envy Bonuses, then bonuses; the
 dealer-hand jackpot at the policy's turn); each function below names the reference function it
-mirrors. A card the fast former cannot read raises `LookupError`, and the session then lets the
+mirrors. What differs is only how often work is done:
+
+* each hand is formed once per round and hand source (`_Ctx.hand`): a seat's hand serves its own
+  wager and every other player's Envy Bonus check, and two meters judged on the same source
+  (649a.12(h) and (i) both on five cards) share it; the cards are read once (`settle_check`);
+* the qualifying Envy Bonus hands of a wager kind are found once per Envy table (`_qualifying`):
+  the holders are the same for every receiving player but the player's own seat;
+* paytables and Envy tables are dicts built once per configuration (`MeterFacts`).
+
+A card or a count the fast former cannot take raises `LookupError`, and the session then lets the
 reference settle the round.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
+from operator import attrgetter
 
-from controller.config.floor import Award, FloorConfig, MeterDef, TableDef
-from controller.fast.hands import form
+from controller.config.floor import FloorConfig, TableDef
+from controller.fast.hands import Hand, formed
+from controller.fast.hands import cards as shown
 from controller.fast.records import Round
+from controller.fast.settle_check import SettledCards
 from controller.fast.shapes import WagerLike
+from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
 from controller.model.games import GAMES, PROGRESSIVE_WAGERS, GameRules
 from controller.model.table_events import RoundSettled
-from controller.rules.hand_forming import FormedHand
 from controller.rules.settlement import SettlementStep
+
+DEALER = "dealer"
+Target = int | str  # a seat, or DEALER
+Qualifying = list[tuple[int, str, Hand]]  # (holder seat, Envy name, hand), settlement order
+_SEAT = attrgetter("seat")
 
 
 class _Ctx:
     __slots__ = (
+        "bonus_drawn",
+        "cards",
         "config",
+        "envy",
         "folded",
+        "formed",
         "hands",
         "out",
         "round_id",
@@ -38,7 +60,12 @@ class _Ctx:
     )
 
     def __init__(
-        self, config: FloorConfig, table: TableDef, current: Round, settled: RoundSettled
+        self,
+        config: FloorConfig,
+        table: TableDef,
+        current: Round,
+        settled: RoundSettled,
+        cards: SettledCards,
     ) -> None:
         self.config = config
         self.table = table
@@ -46,90 +73,137 @@ class _Ctx:
         self.wagers = current.wagers
         self.settled = settled
         self.hands = dict(settled.seats)
-        self.folded = frozenset(d.seat for d in current.decisions if d.action == "fold")
+        self.cards = cards
+        self.folded = cards.folded
         self.rules: GameRules = GAMES[current.game]
+        self.formed: dict[tuple[str, Target], Hand] = {}
+        # (meter, wager kind, amount) -> the qualifying Envy hands (`_qualifying`)
+        self.envy: dict[tuple[str, str, int], Qualifying] = {}
+        # 649a.12(i)(3): no Magic Card and no Lucky Bonus draw, no bonus to look for
+        self.bonus_drawn = settled.magic_card is not None or settled.random_seat is not None
         self.out: list[SettlementStep] = []
 
     def forfeited(self, wager: WagerLike) -> bool:
-        """`_forfeited`."""
+        """`_forfeited`: 649a.11(b), a fold forfeits the wagers the game does not protect."""
         return wager.seat in self.folded and wager.wager not in self.rules.survives_fold
 
-    def target_cards(self, wager: WagerLike) -> tuple[str, ...]:
-        """`_target_cards`."""
+    def target(self, wager: WagerLike) -> Target:
+        """Whose hand `_target_cards` reads."""
         on = wager.on
-        if on == "dealer":
-            return self.settled.dealer
-        seat = int(on.removeprefix("seat:")) if on.startswith("seat:") else wager.seat
-        return self.hands[seat]
+        if on == DEALER:
+            return DEALER
+        return int(on.removeprefix("seat:")) if on.startswith("seat:") else wager.seat
 
-    def form(self, meter: MeterDef, cards: tuple[str, ...]) -> FormedHand:
-        """`_form`."""
-        settled = self.settled
-        return form(meter.progressive.hand, cards, settled.dealer, settled.community)
+    def texts(self, target: Target) -> tuple[str, ...]:
+        """`_target_cards`: the cards as the event gave them."""
+        return self.settled.dealer if target == DEALER else self.hands[target]  # type: ignore[index]
+
+    def hand(self, source: str, target: Target) -> Hand:
+        """`_form` of ``target``'s cards, formed once per round and source (the dealer's cards
+        and the community cards are the round's own, so the target and the source name it)."""
+        key = (source, target)
+        hand = self.formed.get(key)
+        if hand is None:
+            cards = self.cards
+            if target == DEALER:
+                if source == "five_of_six":  # the dealer's cards twice: the reference refuses
+                    raise LookupError(source)
+                own = cards.dealer
+            else:
+                own = cards.seats[target]  # type: ignore[index]  # an int here
+            hand = self.formed[key] = formed(source, own, cards.dealer, cards.community)
+        return hand
 
 
 def settle(
-    config: FloorConfig, table: TableDef, current: Round, settled: RoundSettled
+    config: FloorConfig,
+    table: TableDef,
+    current: Round,
+    settled: RoundSettled,
+    *,
+    cards: SettledCards,
+    meter_facts: Callable[[str], MeterFacts | None],
 ) -> list[SettlementStep]:
-    """`settle_round`: every progressive award of the round, in settlement order."""
-    ctx = _Ctx(config, table, current, settled)
+    """`settle_round`: every progressive award of the round, in settlement order. ``cards``
+    are the settlement's cards as `settle_check.read` read them; ``meter_facts`` gives each
+    meter's definition of ``config`` with its tables as dicts."""
+    ctx = _Ctx(config, table, current, settled, cards)
+    by_kind = cards.by_kind
     for kind in PROGRESSIVE_WAGERS:
         meter_id = table.links.get(kind)
-        # A mystery level is won by its trigger at the lock (`controller.mystery`), not by a hand.
-        if meter_id is None or config.meters[meter_id].mystery:
+        wagers = by_kind.get(kind)
+        if meter_id is None or not wagers:
             continue
-        wagers = [w for w in current.wagers if w.wager == kind]
-        if wagers:
-            _settle_kind(ctx, config.meters[meter_id], wagers)
+        facts = meter_facts(meter_id)
+        if facts is None:
+            raise LookupError(meter_id)  # the reference's `config.meters[meter_id]` fails
+        # A mystery level is won by its trigger at the lock (`controller.mystery`), not by a hand.
+        if not facts.definition.mystery:
+            _settle_kind(ctx, facts, kind, wagers)
     return ctx.out
 
 
-def _settle_kind(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
-    policy = ctx.config.policy.dealer_hand_turn
-    order = sorted({w.seat for w in wagers}, reverse=True)  # `settlement_order`
-    in_order = sorted(wagers, key=lambda w: -w.seat)  # `_in_order` (a stable sort, too)
-    dealer_wagers = [w for w in in_order if w.on == "dealer" and not ctx.forfeited(w)]
-    dealer_turn = dealer_wagers[0].seat if dealer_wagers else None
-    for seat in order:
-        if seat == dealer_turn and policy == "first_wagerer_before_own":
-            _dealer_hand(ctx, meter, dealer_wagers)
-        for wager in wagers:
-            if wager.seat == seat and wager.on != "dealer":
-                _own_or_other_hand(ctx, meter, wager)
-        if seat == dealer_turn and policy == "first_wagerer_after_own":
-            _dealer_hand(ctx, meter, dealer_wagers)
-    if policy == "after_all_players" and dealer_wagers:
-        _dealer_hand(ctx, meter, dealer_wagers)
-
-
-def _paying(meter: MeterDef, hand: FormedHand) -> tuple[str, Award] | None:
-    pays = dict(meter.progressive.pays)
-    for name in hand.names:
-        if name in pays:
-            return name, pays[name]
-    return None
-
-
-def _own_or_other_hand(ctx: _Ctx, meter: MeterDef, wager: WagerLike) -> None:
-    if not ctx.forfeited(wager):
-        hand = ctx.form(meter, ctx.target_cards(wager))
-        _award(ctx, meter, [wager], hand)
-        _bonuses(ctx, meter, [wager])
-    if wager.on == "own":
-        _envy(ctx, meter, wager)
-
-
-def _dealer_hand(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
-    hand = ctx.form(meter, ctx.settled.dealer)
-    _award(ctx, meter, wagers, hand)
-    _bonuses(ctx, meter, wagers)
-
-
-def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike], hand: FormedHand) -> None:
-    paying = _paying(meter, hand)
-    if paying is None:
+def _settle_kind(ctx: _Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]) -> None:
+    """649a.11(c): players from the farthest to the dealer's right (`settlement_order`: the
+    highest seat first), each seat's wagers in the order placed; the dealer-hand jackpot at the
+    turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open)."""
+    # a stable sort: a seat's wagers keep the order placed (`_in_order`)
+    in_order = sorted(wagers, key=_SEAT, reverse=True) if len(wagers) > 1 else wagers
+    dealer_wagers = [w for w in in_order if w.on == DEALER and not ctx.forfeited(w)]
+    if not dealer_wagers:
+        for wager in in_order:
+            if wager.on != DEALER:
+                _own_or_other_hand(ctx, facts, wager)
         return
-    name, award = paying
+    policy = ctx.config.policy.dealer_hand_turn
+    dealer_turn = dealer_wagers[0].seat
+    for seat in sorted({w.seat for w in wagers}, reverse=True):
+        if seat == dealer_turn and policy == "first_wagerer_before_own":
+            _dealer_hand(ctx, facts, dealer_wagers)
+        for wager in in_order:
+            if wager.seat == seat and wager.on != DEALER:
+                _own_or_other_hand(ctx, facts, wager)
+        if seat == dealer_turn and policy == "first_wagerer_after_own":
+            _dealer_hand(ctx, facts, dealer_wagers)
+    if policy == "after_all_players":
+        _dealer_hand(ctx, facts, dealer_wagers)
+
+
+def _own_or_other_hand(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+    """The hand the wager is on (unless a fold forfeited it, 649a.11(b)), paid under its most
+    specific name the paytable lists (`_paying`), its bonuses, then the wager's Envy Bonuses."""
+    seat, on = wager.seat, wager.on
+    if seat not in ctx.folded or wager.wager in ctx.rules.survives_fold:
+        target = seat if on == "own" else ctx.target(wager)
+        source = facts.source
+        hand = ctx.formed.get((source, target)) or ctx.hand(source, target)
+        pays = facts.pays
+        for name in hand[0]:
+            if name in pays:
+                _award(ctx, facts, [wager], hand, name)
+                break
+        if facts.bonuses and ctx.bonus_drawn:
+            _bonuses(ctx, facts, [wager])
+    if on == "own" and facts.envy:
+        _envy(ctx, facts, wager)
+
+
+def _dealer_hand(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
+    """649a.12(i)(2): each player who wagered on the dealer's hand is paid on it."""
+    hand = ctx.hand(facts.source, DEALER)
+    pays = facts.pays
+    name = next((n for n in hand[0] if n in pays), None)
+    if name is not None:
+        _award(ctx, facts, wagers, hand, name)
+    _bonuses(ctx, facts, wagers)
+
+
+def _award(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, name: str) -> None:
+    """`_award` of ``hand``, paid as ``name``: `_paying`'s answer, the hand's first (most
+    specific) name the paytable lists; only the highest hand formed is paid (649a.12(e)(2),
+    (h)(2), (i)(2), (j)(2))."""
+    award = facts.pays[name]
+    meter = facts.definition
     first = wagers[0]
     if award.kind == "meter_percent":
         ctx.out.append(
@@ -140,7 +214,7 @@ def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike], hand: FormedHand
                 wager=first.wager,
                 on=first.on,
                 hand=name,
-                cards=hand.cards,
+                cards=shown(hand),
                 share=award.value,
                 recipients=tuple(w.seat for w in wagers),
                 occurred_at=ctx.settled.occurred_at,
@@ -150,21 +224,24 @@ def _award(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike], hand: FormedHand
         return
     for wager in wagers:
         amount = int(award.value * wager.amount_cents)
-        ctx.out.append(_fixed(ctx, meter, wager, name, hand.cards, amount, award.value))
+        ctx.out.append(_fixed(ctx, facts, wager, name, shown(hand), amount, award.value))
 
 
 def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     ctx: _Ctx,
-    meter: MeterDef,
+    facts: MeterFacts,
     wager: WagerLike,
     name: str,
     cards: tuple[str, ...],
     amount_cents: int,
     for_one: Fraction | None = None,
 ) -> FixedAwarded:
+    """649a.11(c)(8)(ii): an award at or above ``verify_for_one_from`` waits for a floorperson,
+    under a hit id."""
+    meter = facts.definition
     threshold = meter.progressive.verify_for_one_from
     needs_verification = for_one is not None and threshold is not None and for_one >= threshold
-    label = f"dealer-seat{wager.seat}" if wager.on == "dealer" else f"seat{wager.seat}"
+    label = f"dealer-seat{wager.seat}" if wager.on == DEALER else f"seat{wager.seat}"
     settled = ctx.settled
     table_id = ctx.table.table_id
     return FixedAwarded(
@@ -184,60 +261,75 @@ def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     )
 
 
-def _bonuses(ctx: _Ctx, meter: MeterDef, wagers: list[WagerLike]) -> None:
+def _bonuses(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     """649a.12(i)(3) Magic Card and Lucky Bonus, as the reference's `_bonuses` pays them."""
-    for name, award in ctx.config.meters[meter.meter_id].progressive.bonuses:
+    for name, award in facts.definition.progressive.bonuses:
         for wager in wagers:
-            cards = ctx.target_cards(wager)
+            cards = ctx.texts(ctx.target(wager))
             if _bonus_applies(ctx, wager, name, cards):
                 amount = int(award.value * wager.amount_cents)
-                ctx.out.append(_fixed(ctx, meter, wager, name, cards, amount))
+                ctx.out.append(_fixed(ctx, facts, wager, name, cards, amount))
 
 
 def _bonus_applies(ctx: _Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]) -> bool:
     if name == "magic_card":
-        magic = ctx.settled.magic_card
+        magic = ctx.settled.magic_card  # compared as text, as the reference compares it
         return magic is not None and magic.lower() in {c.lower() for c in cards}
     lucky = ctx.settled.random_seat
     if lucky is None:
         return False
-    target = "dealer" if wager.on == "dealer" else wager.on.removeprefix("seat:")
+    target = DEALER if wager.on == DEALER else wager.on.removeprefix("seat:")
     return lucky == (str(wager.seat) if wager.on == "own" else target)
 
 
-def _envy(ctx: _Ctx, meter: MeterDef, wager: WagerLike) -> None:
-    """649a.11(c)(5)(v), (7)(v), (9)(v): as the reference's `_envy`."""
-    table = meter.progressive.envy.get(wager.amount_cents, ())
-    if not table or (wager.seat in ctx.folded and not ctx.rules.envy_survives_fold):
+def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+    """649a.11(c)(5)(v), (7)(v), (9)(v): an Envy Bonus for each *other* player holding a
+    qualifying hand, by the receiving player's wager (649a.12(e)(5)); a fold keeps the
+    eligibility where the game says so (649a.11(b)(2))."""
+    amount = wager.amount_cents
+    amounts = facts.envy.get(amount)
+    if not amounts or (wager.seat in ctx.folded and not ctx.rules.envy_survives_fold):
         return
-    amounts = dict(table)
-    for holder in sorted(_envy_holders(ctx, wager), reverse=True):
-        hand = ctx.form(meter, ctx.hands[holder])
-        name = next((n for n in hand.names if n in amounts), None)
-        if name is not None:
+    key = (facts.definition.meter_id, wager.wager, amount)
+    qualifying = ctx.envy.get(key)
+    if qualifying is None:
+        qualifying = ctx.envy[key] = _qualifying(ctx, facts, wager.wager, amounts)
+    for holder, name, hand in qualifying:
+        if holder != wager.seat:  # never for the own hand
             ctx.out.append(
                 EnvyAwarded(
-                    meter_id=meter.meter_id,
+                    meter_id=facts.definition.meter_id,
                     table_id=ctx.table.table_id,
                     round_id=ctx.round_id,
                     seat=wager.seat,
                     holder_seat=holder,
                     wager=wager.wager,
                     hand=name,
-                    cards=hand.cards,
+                    cards=shown(hand),
                     amount_cents=amounts[name],
                     occurred_at=ctx.settled.occurred_at,
                 )
             )
 
 
-def _envy_holders(ctx: _Ctx, wager: WagerLike) -> set[int]:
+def _qualifying(ctx: _Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int]) -> Qualifying:
+    """The holders of a qualifying hand for an Envy table of ``kind`` (`_envy_holders`, but
+    the receiving player's own seat, which `_envy` skips), highest seat first
+    (`settlement_order`), each with the hand's first name the table lists."""
     policy = ctx.config.policy
     if policy.envy_holders == "any_dealt_hand":
         holders = set(ctx.hands)
     else:
-        holders = {w.seat for w in ctx.wagers if w.wager == wager.wager and w.on == "own"}
-    holders.discard(wager.seat)
+        holders = {w.seat for w in ctx.wagers if w.wager == kind and w.on == "own"}
     if not policy.folded_hands_hold_envy:
         holders -= ctx.folded
-    return holders & set(ctx.hands)
+    holders.intersection_update(ctx.hands)  # a folded hand may have been left out of the settlement
+    source, formed_hands = facts.source, ctx.formed
+    out: Qualifying = []
+    for holder in sorted(holders, reverse=True):
+        hand = formed_hands.get((source, holder)) or ctx.hand(source, holder)
+        for name in hand[0]:
+            if name in amounts:
+                out.append((holder, name, hand))
+                break
+    return out

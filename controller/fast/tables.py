@@ -9,14 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from controller.config.floor import FloorConfig, MeterDef, TableDef
+from controller.config.floor import Award, FloorConfig, MeterDef, TableDef
 from controller.model.games import GAMES, GameRules
 
 
 class TableFacts:
     """A table's definition as the hot checks read it."""
 
-    __slots__ = ("allowed_actions", "definition", "game", "links", "rules", "seats", "units")
+    __slots__ = (
+        "allowed_actions",
+        "definition",
+        "five_card_kinds",
+        "game",
+        "links",
+        "rules",
+        "seats",
+        "units",
+    )
 
     def __init__(self, config: FloorConfig, definition: TableDef) -> None:
         self.definition = definition
@@ -35,6 +44,17 @@ class TableFacts:
             for wager, meter_id in definition.links.items()
             if meter_id in config.meters
         }
+        # the linked wagers judged on five cards (`_check_counts` then wants two community
+        # cards, 649a.11(c)(7)-(8)); None when a link names an undefined meter
+        self.five_card_kinds: frozenset[str] | None = (
+            frozenset(
+                wager
+                for wager, meter_id in definition.links.items()
+                if config.meters[meter_id].progressive.hand == "five_card"
+            )
+            if all(meter_id in config.meters for meter_id in definition.links.values())
+            else None
+        )
 
     def dealer_allowed(self, config: FloorConfig, rules: GameRules, wager: str) -> bool:
         """`_check_target`'s answer for ``on="dealer"`` in a round of ``rules``."""
@@ -49,10 +69,29 @@ class MeterFacts:
     another meter: its money moves through the reference decider only (`controller.ceiling`);
     an excess carried in the overflow is split here as `split_at_ceiling` splits it."""
 
-    __slots__ = ("ceiling", "definition", "hot", "primary_ppm", "reserve_ppm")
+    __slots__ = (
+        "bonuses",
+        "ceiling",
+        "definition",
+        "envy",
+        "hot",
+        "pays",
+        "primary_ppm",
+        "reserve_ppm",
+        "source",
+    )
 
     def __init__(self, definition: MeterDef) -> None:
         self.definition = definition
+        progressive = definition.progressive
+        # The paytable and the Envy Bonus tables as dicts, built once per configuration rather
+        # than per hand (`_paying`'s and `_envy`'s ``dict(...)``; the definition is frozen).
+        self.pays: dict[str, Award] = dict(progressive.pays)
+        self.envy: dict[int, dict[str, int]] = {
+            amount: dict(table) for amount, table in progressive.envy.items()
+        }
+        self.bonuses = progressive.bonuses
+        self.source: str = progressive.hand
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
         self.hot = not definition.divert_to and not definition.mystery and _plain_meter(definition)

@@ -5,12 +5,14 @@ contribution-rate alert over the committed events topic (`streams.scaleout.reads
 
     jackpot kafka readside --prefix floor1 [--day-starts 06:00] [--utc-offset=-05:00]
         [--metrics-port 9310] [--low 1/4] [--high 4] [--history 6] [--min-history 3]
-        [--redis redis://host:6379/0]
+        [--keep-hours 168] [--keep-days 62] [--redis redis://host:6379/0]
 
 Runs until SIGTERM or SIGINT. Alerts go to ``<prefix>.readside-alerts`` (keyed by table, id
 ``{table}@{hour}``) and to ``jackpot_readside_contribution_alert{table}``. With ``--redis``
 (default ``$REDIS_URL``) each review's windows go to Redis as the surveillance page's board
-(`streams.scaleout.readside.board`). A mistake in the
+(`streams.scaleout.readside.board`). Windows older than ``--keep-hours`` hours and
+``--keep-days`` gaming days behind the newest record of their partition are deleted (event time;
+`streams.scaleout.readside.aggregate.Retention`). A mistake in the
 options, or a prefix whose events topic does not exist, is one line on stderr and exit code 2.
 """
 
@@ -47,6 +49,8 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument("--min-history", type=int, default=3, help="playing hours it needs")
     parser.add_argument("--grace", type=float, default=5.0, help="minutes before an hour closes")
     parser.add_argument("--tick", type=float, default=5.0, help="seconds between reviews")
+    parser.add_argument("--keep-hours", type=int, default=7 * 24, help="hourly windows kept")
+    parser.add_argument("--keep-days", type=int, default=62, help="gaming-day windows kept")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
     parser.add_argument("--metrics-host", default="127.0.0.1", help="metrics address")
     add_redis_arguments(parser, "Redis for the surveillance page's board ($REDIS_URL; none: off)")
@@ -69,7 +73,7 @@ def handle(args: argparse.Namespace) -> int:
 def settings_from(args: argparse.Namespace) -> Any:
     """The read side's settings from the options, the events topic checked (UsageError or
     JackpotError with the reason)."""
-    from streams.scaleout.readside.aggregate import DaySpec  # noqa: PLC0415
+    from streams.scaleout.readside.aggregate import DaySpec, Retention  # noqa: PLC0415
     from streams.scaleout.readside.alerts import Band  # noqa: PLC0415
     from streams.scaleout.readside.app import ReadSideSettings  # noqa: PLC0415
 
@@ -80,6 +84,9 @@ def settings_from(args: argparse.Namespace) -> Any:
         raise UsageError(msg)
     if args.tick <= 0 or args.grace < 0:
         msg = "--tick must be above 0 and --grace at least 0"
+        raise UsageError(msg)
+    if args.keep_hours < args.history + 2 or args.keep_days < 2:
+        msg = "need --keep-hours >= --history + 2 (the alert reads them) and --keep-days >= 2"
         raise UsageError(msg)
     band = Band(low, high, args.history, args.min_history, timedelta(minutes=args.grace))
     activate_from(args)  # Kafka security for every client below
@@ -99,6 +106,7 @@ def settings_from(args: argparse.Namespace) -> Any:
         partitions=partitions,
         spec=spec,
         band=band,
+        retention=Retention(args.keep_hours, args.keep_days),
         group=args.group,
         tick_s=args.tick,
         metrics_port=args.metrics_port,

@@ -12,7 +12,8 @@ add-user`` (password on stdin). Then:
 - a worker running as the worker user processes the stream: meters, awards and rejections equal
   ``jackpot replay`` to the cent (one partition), and the reader user's ``dump`` shows the same;
 - the signage user reads the events in its own group, but cannot read table-events, use
-  another group, or write the events topic;
+  another group, or write the events topic; it runs the projector with the faust liveness
+  watch (its GlobalTable's group under the role's prefix) and both boards are written;
 - ``jackpot kafka readside`` runs as the readside user: its aggregates (its changelog) equal the
   sums of the committed events topic, its log has no authorization error; as that user another
   group (whose topics it may not create) is one line and exit 2, and writing events, reading
@@ -43,10 +44,13 @@ from typing import Any
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
+from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import KafkaSecurity, activate, check_access
 from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.redis.read_model import RedisReadModel
 from streams.cli.replay import replay_file
+from tests.integration.services import require_redis
 from tests.integration.test_kafka_parity import CONFIG, REPO, simulate, wait_caught_up
 from tests.integration.test_kafka_readside import expected_sums, stored_sums
 from tests.integration.test_kafka_sasl import (
@@ -371,3 +375,40 @@ def test_the_controller_port_wants_authentication_too(broker: AclBroker) -> None
     impostor = KafkaSecurity("SASL_PLAINTEXT", "PLAIN", ADMIN, secrets.token_hex(24))
     with pytest.raises(StoreUnavailable, match="Authentication failed: Invalid username or pass"):
         check_access(broker.controller, impostor, timeout=10)
+
+
+def test_the_signage_user_runs_the_projector_with_the_faust_liveness_watch(
+    broker: AclBroker, names: TopicNames, processed: str, tmp_path: Path
+) -> None:
+    """``jackpot kafka signage --liveness faust`` as the signage user: the faust GlobalTable's
+    group (``<p>-signage-liveness``, under the role's ``<p>-signage*`` prefix) joins, recovers
+    the liveness topic and the board is written; the meters are published; nothing is refused."""
+    url = require_redis()
+    redis_prefix = f"acl-{uuid.uuid4().hex[:8]}"
+    common = ("--bootstrap", broker.bootstrap, "--prefix", names.prefix)
+    command = [sys.executable, "-m", "streams.cli", "kafka", "signage", *common]
+    command += ["--config", str(CONFIG), "--redis", url, "--redis-prefix", redis_prefix]
+    command += ["--liveness", "faust"]
+    log_path = tmp_path / "signage.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            command, cwd=REPO, env=broker.envs["signage"], stdout=log, stderr=subprocess.STDOUT
+        )
+    model = RedisReadModel(url, prefix=redis_prefix)
+    meter_ids = sorted(load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG)).meters)
+    try:
+        deadline = time.monotonic() + 120
+        while not ("as_of" in model.read_playability() and all(model.read_all(meter_ids).values())):
+            assert process.poll() is None, log_path.read_text(errors="replace")[-3000:]
+            assert time.monotonic() < deadline, log_path.read_text(errors="replace")[-3000:]
+            time.sleep(0.5)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0, log_path.read_text(errors="replace")[-3000:]
+    finally:
+        model.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    log_text = log_path.read_text(errors="replace")
+    assert "AUTHORIZATION_FAILED" not in log_text
+    assert "AuthorizationFailed" not in log_text

@@ -63,6 +63,27 @@ class DaySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Retention:
+    """How long a window stays in the store, counted in event time behind the newest record of
+    its source partition (never by the wall clock: a read side catching up reads old hours).
+
+    The alert reads ``history + 2`` hours back and the surveillance page 8 hours and 2 gaming
+    days; Grafana keeps its own history from the metrics, and accounting's record is the events
+    log itself, so the store need not grow with the floor's age (a compacted changelog keeps
+    every key it was ever given until it is deleted)."""
+
+    hours: int = 7 * 24
+    days: int = 62
+
+    def bounds(self, newest: datetime, spec: DaySpec) -> dict[str, str]:
+        """The oldest window start kept, per kind, as the keys spell it (ISO text compares in
+        time order): the hour ``hours`` before ``newest``'s and the gaming day ``days`` before."""
+        hour = spec.hour_of(newest) - HOUR * self.hours
+        day = spec.day_of(newest) - timedelta(days=self.days)
+        return {"h": iso(hour), "d": day.isoformat()}
+
+
+@dataclass(frozen=True, slots=True)
 class Fact:
     """What one record of the events topic says about a table (zero fields: nothing)."""
 
@@ -141,6 +162,10 @@ class Tally:
     def to_json(self) -> dict[str, int]:
         """The tally as the changelog stores it."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def counts(self) -> dict[str, int]:
+        """What the window counted, without the mark (the metrics and the page show these)."""
+        return {name: getattr(self, name) for name in COUNTED}
 
     @classmethod
     def from_json(cls, value: Mapping[str, int] | None) -> Tally:

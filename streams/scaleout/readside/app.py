@@ -41,7 +41,7 @@ from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, read
 from streams.adapters.prometheus.readside import ReadSideMetrics
 from streams.adapters.redis.read_model import RedisReadModel
 from streams.codec import DEDUPE_HEADER
-from streams.scaleout.readside.aggregate import DaySpec
+from streams.scaleout.readside.aggregate import DaySpec, Retention
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
 from streams.scaleout.readside.publish import BoardPublisher
@@ -83,6 +83,7 @@ class ReadSideSettings:
     partitions: int
     spec: DaySpec = field(default_factory=DaySpec)
     band: Band = field(default_factory=Band)
+    retention: Retention = field(default_factory=Retention)
     group: str = ""
     tick_s: float = 5.0
     metrics_port: int = 0
@@ -147,7 +148,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         partitions=settings.partitions,
     )
     surveillance = Surveillance(band=settings.band)
-    aggregator = Aggregator(table, settings.spec)
+    aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"

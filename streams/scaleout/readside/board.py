@@ -30,8 +30,7 @@ HOURS_SHOWN, DAYS_SHOWN = 8, 2
 
 def window_row(start: str, tally: Tally) -> dict[str, object]:
     """One window of one table as the page shows it (every counted field, and the amounts)."""
-    row: dict[str, object] = {"start": start, **tally.to_json()}
-    row.pop("mark")
+    row: dict[str, object] = {"start": start, **tally.counts()}
     row["contributed"] = format_subunits_exact(tally.contributed_sub)
     row["reversed"] = format_subunits_exact(tally.reversed_sub)
     row["hit_amount"] = format_cents(tally.hit_cents)

@@ -22,6 +22,7 @@ from streams.scaleout.readside.aggregate import (
     EMPTY,
     HOUR,
     DaySpec,
+    Retention,
     Tally,
     WindowKey,
     WindowKind,
@@ -61,6 +62,9 @@ class Aggregator:
     #: scan whenever the store holds keys it does not know (restored or assigned partitions)
     index: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     indexed: int = 0
+    retention: Retention = field(default_factory=Retention)
+    #: per source partition: the hour of its newest record at the last sweep, and the bounds
+    swept: dict[int, tuple[datetime, dict[str, str]]] = field(default_factory=dict)
 
     def take(self, value: bytes | None, partition: int, offset: int) -> Outcome:
         """Apply the record at (``partition``, ``offset``); what happened to it."""
@@ -77,8 +81,11 @@ class Aggregator:
             return "unreadable"
         if fact is None:
             return "ignored"
-        outcome: Outcome = "redelivered"
-        for key in keys:
+        newest = self._newest(partition, fact.at)
+        bounds = self._bounds(partition, newest)
+        kept = [key for key in keys if key.start >= bounds[key.kind]]  # else swept, or soon
+        outcome: Outcome = "redelivered" if kept else "ignored"
+        for key in kept:
             text = key.text()
             tally = Tally.from_json(self.store.get(text))
             after = apply(tally, fact, offset)
@@ -87,10 +94,42 @@ class Aggregator:
                     self._index(text, key.kind, key.start)
                 self.store[text] = after.to_json()
                 outcome = "applied"
-        newest = self.seen.get(partition)
-        at = fact.at if newest is None else max(newest[0], fact.at)
-        self.seen[partition] = (at, time.monotonic())
+        self.seen[partition] = (newest, time.monotonic())
         return outcome
+
+    def _newest(self, partition: int, at: datetime) -> datetime:
+        seen = self.seen.get(partition)
+        return at if seen is None else max(seen[0], at)
+
+    def _bounds(self, partition: int, newest: datetime) -> dict[str, str]:
+        """The retention's bounds at ``newest``; when the partition's event time entered another
+        hour (or at its first record after a start: a restored store), its older windows are
+        swept first."""
+        swept = self.swept.get(partition)
+        if swept is not None and swept[0] <= newest < swept[0] + HOUR:
+            return swept[1]
+        bounds = self.retention.bounds(newest, self.spec)
+        self.swept[partition] = (self.spec.hour_of(newest), bounds)
+        self._sweep(partition, bounds)
+        return bounds
+
+    def _sweep(self, partition: int, bounds: dict[str, str]) -> None:
+        """Delete this partition's windows that start before ``bounds``. Only keys of the
+        record's own partition: a faust table writes a deletion to the changelog partition of
+        the record being processed, which is where those keys live."""
+        if len(self.store) != self.indexed:
+            self._rescan()
+        suffix = f"|{partition}"
+        for (kind, start), group in list(self.index.items()):
+            if start >= bounds[kind]:
+                continue
+            for text in [k for k in group if k.endswith(suffix)]:
+                group.discard(text)
+                self.indexed -= 1
+                if text in self.store:
+                    del self.store[text]
+            if not group:
+                del self.index[(kind, start)]
 
     def stored(self, since: datetime | None = None) -> list[tuple[WindowKey, Tally]]:
         """The stored windows (a restart finds them restored from the changelog): all, or the
@@ -208,7 +247,7 @@ def _snapshot(
     for (table_id, kind, start), tally in windows.items():  # sorted: the last start wins
         latest[(table_id, kind)] = (start, tally)
     rows = [
-        WindowRow(table_id, _WINDOWS[kind], _seconds(start, spec), _values(t))
+        WindowRow(table_id, _WINDOWS[kind], _seconds(start, spec), t.counts())
         for (table_id, kind), (start, t) in sorted(latest.items())
     ]
     tables = sorted({table_id for table_id, _kind in latest})
@@ -224,9 +263,3 @@ def _seconds(start: str, spec: DaySpec) -> float:
     if "T" in start:
         return parse_at(start).timestamp()
     return gaming_day(date.fromisoformat(start), spec.starts, spec.utc_offset).start.timestamp()
-
-
-def _values(tally: Tally) -> dict[str, int]:
-    values = tally.to_json()
-    values.pop("mark")
-    return values

@@ -93,6 +93,9 @@ def build_app(
         broker_session_timeout=6.0,
         broker_heartbeat_interval=2.0,
         topic_allow_declare=False,  # creates nothing: the liveness topic is provisioned
+        # no on_leader timer, so no leader topic: the signage role may not read one, and under
+        # ACLs the refused subscription stalled the table's recovery for good (issue 13)
+        topic_disable_leader=True,
     )
     changelog = app.topic(
         topic, partitions=partitions, key_serializer="raw", value_serializer="raw"
@@ -199,6 +202,7 @@ class FaustLivenessFeed:
         app, table = build_app(*self._args, datadir=datadir)
         table.on_sightings = self._note
         logger.info("liveness (faust): %s -> group %s", self._args[1], self._args[3])
+        markers = asyncio.ensure_future(past_commit_markers(app))
         await app.start()  # returns once the group has settled and recovery is done
         stop = asyncio.ensure_future(self._stopping.wait())
         try:
@@ -208,4 +212,32 @@ class FaustLivenessFeed:
                 await asyncio.wait([stop], timeout=0.05)
         finally:
             stop.cancel()
+            markers.cancel()
             await app.stop()
+
+
+async def past_commit_markers(app: Any, every_s: float = 1.0) -> None:
+    """Mark a partition recovered once faust's consumer has read to its end.
+
+    faust 0.15.3 ends a recovery when it has delivered the record just before each partition's
+    end offset (its highwater less one). The worker writes the liveness topic in its
+    transactions, so on a quiet floor a partition's last offset is a commit marker, which a
+    ``read_committed`` consumer never delivers: the recovery never ended and the watch gave up
+    after `SETTLE_S` (found running the projector under the signage role, issue 13). faust's
+    own fix-up (``detect_aborted_tx``) runs only for apps in its exactly-once mode. This does
+    the same for ours: a partition whose consumer position has passed that offset (the marker
+    included) is recorded as caught up; faust ends the recovery at its next idle check, after
+    the records fetched were applied."""
+    recovery = app.tables.recovery
+    while True:
+        await asyncio.sleep(every_s)
+        if not recovery.in_recovery:
+            continue
+        for tp, highwater in list(recovery.active_highwaters.items()):
+            offset = recovery.active_offsets.get(tp)
+            if highwater is None or highwater < 0 or (offset is not None and offset >= highwater):
+                continue
+            position = await app.consumer.position(tp)
+            if position is not None and position > highwater:
+                logger.info("liveness (faust): %s read to its end past a commit marker", tp)
+                recovery.active_offsets[tp] = highwater

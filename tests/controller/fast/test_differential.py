@@ -16,9 +16,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import given as for_all
 from hypothesis import strategies as st
 
-from controller.floor import Command
+from controller.evolve import evolve_many
+from controller.fast import Session
+from controller.floor import Command, decide, run
 from controller.model.commands import ActivateConfig
 from controller.model.events import ContributionRecorded
+from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase
 from streams.cli.replay import replay_lines
 from streams.codec import encode
@@ -74,6 +77,22 @@ def test_a_floor_folded_from_its_log_decides_the_rest_the_same(seed: int) -> Non
     steps = list(disturbed_floor(30_000, seed))
     tally = cut_and_resume(steps, 3_000 + seed, check_every=997)  # before the first rate change
     _assert_covered(tally)
+
+
+def test_run_decides_a_stream_as_the_reference_runs_it() -> None:
+    """`Session.run` (the bench's entry, `step` written out in its loop) against
+    `controller.floor.run` over the same commands: the same events, byte for byte, and state."""
+    reference, commands = FloorState(), []
+    for step in disturbed_floor(12_000, 6):
+        command = step(reference) if callable(step) else step
+        commands.append(command)
+        reference = evolve_many(reference, decide(reference, command))
+    expected_state, expected = run(commands)
+    session = Session()
+    got = session.run(commands)
+    assert [encode(e) for e in got] == [encode(e) for e in expected]
+    assert expected_state == reference
+    assert_same_state(session, expected_state)
 
 
 def test_a_floor_with_low_ceilings_decides_and_replays_the_same() -> None:

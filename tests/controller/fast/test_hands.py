@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.fast import hands
-from controller.model.cards import FULL_DECK
+from controller.model.cards import FULL_DECK, Card, deck_index
 from controller.model.errors import RuleViolation
 from controller.rules.hand_forming import form_hand
 
@@ -61,3 +61,16 @@ def test_what_the_reference_refuses_the_fast_former_refuses(
         form_hand(source, own, (), community)
     with pytest.raises(LookupError):
         hands.form(source, own, (), community)
+
+
+def test_the_spellings_read_as_they_come_are_the_reference_s_cards() -> None:
+    # Settlement reads card texts through `SPELLED` without lower-casing them: every spelling
+    # there must be the card `Card.parse` reads, and every ASCII spelling it reads must be there
+    # (anything else is left to the reference, which words the refusal).
+    for text, number in hands.SPELLED.items():
+        assert deck_index(Card.parse(text)) == number
+    letters = "23456789TJQKAtjqka"
+    for rank, suit in itertools.product([*letters, "10"], "cdhsCDHS"):
+        assert hands.SPELLED[rank + suit] == deck_index(Card.parse(rank + suit))
+    for text in ("Ks", "\u212as", "As ", "1s", "10", "AsK"):  # Kelvin sign, space, not cards
+        assert text not in hands.SPELLED or text == "Ks"

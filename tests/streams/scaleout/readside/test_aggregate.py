@@ -20,6 +20,7 @@ from controller.model.events import Event
 from streams.codec import encode
 from streams.scaleout.readside.aggregate import (
     DaySpec,
+    Retention,
     Tally,
     WindowKey,
     apply,
@@ -255,3 +256,85 @@ def test_recent_windows_are_read_from_the_index_also_after_a_restore() -> None:
     assert restored.newest_hour() == datetime(2026, 11, 30, 17, tzinfo=UTC)
     restored.take(encode(r.contribution("tcp-2", 60 * 31, 100, 10, 1)), 1, 1)
     assert ("h", "2026-11-30T18:00:00Z") in {(k.kind, k.start) for k, _t in restored.stored()}
+
+
+# Retention: windows older than the partition's newest event time less the retention go.
+KEEP = Retention(hours=5, days=1)
+FOUR_DAYS = 60 * 24 * 4
+Contribution = tuple[int, str, int, int]  # (partition, table, minutes after BASE, sub-units)
+
+
+@st.composite
+def long_logs(draw: st.DrawFn) -> tuple[list[Record], list[Contribution]]:
+    """Contributions on up to 3 partitions over about four days, in any time order."""
+    log: list[Record] = []
+    made: list[Contribution] = []
+    for partition in range(draw(st.integers(1, 3))):
+        for offset, (table, minutes, sub) in enumerate(
+            draw(
+                st.lists(
+                    st.tuples(
+                        st.sampled_from(TABLES), st.integers(0, FOUR_DAYS), st.integers(0, 10**6)
+                    ),
+                    max_size=30,
+                )
+            )
+        ):
+            log.append((partition, offset, encode(r.contribution(table, minutes, 1, sub, 0))))
+            made.append((partition, table, minutes, sub))
+    return log, made
+
+
+def kept_windows(made: list[Contribution]) -> dict[str, int]:
+    """Each window key the store should hold at the end and its contributed sub-units, worked
+    out here for a gaming day starting 06:00 UTC: an hour is kept when it starts no more than
+    ``KEEP.hours`` hours before the hour of its partition's newest record, a gaming day when it
+    is no more than ``KEEP.days`` days before that record's."""
+    newest = {p: max(m for q, _t, m, _s in made if q == p) for p, _t, _m, _s in made}
+    kept: dict[str, int] = {}
+    for partition, table, minutes, sub in made:
+        at = r.BASE + timedelta(minutes=minutes)
+        last = r.BASE + timedelta(minutes=newest[partition])
+        hour, last_hour = (x.replace(minute=0, second=0, microsecond=0) for x in (at, last))
+        day, last_day = ((x - timedelta(hours=6)).date() for x in (at, last))
+        if hour >= last_hour - timedelta(hours=KEEP.hours):
+            key = f"{table}|h|{hour.strftime('%Y-%m-%dT%H:%M:%SZ')}|{partition}"
+            kept[key] = kept.get(key, 0) + sub
+        if day >= last_day - timedelta(days=KEEP.days):
+            key = f"{table}|d|{day.isoformat()}|{partition}"
+            kept[key] = kept.get(key, 0) + sub
+    return kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_windows_past_the_retention_are_deleted_and_the_rest_hold_every_record_once(
+    data: st.DataObject,
+) -> None:
+    log, made = data.draw(long_logs())
+    store: dict[str, dict[str, int]] = {}
+    aggregator = Aggregator(store, DaySpec(), retention=KEEP)
+    for partition, offset, value in data.draw(redeliveries(log)):
+        aggregator.take(value, partition, offset)
+    assert {key: tally["contributed_sub"] for key, tally in store.items()} == kept_windows(made)
+    assert len(aggregator.stored()) == len(store)  # the index lost no key and kept none deleted
+
+
+def test_a_restored_store_is_swept_per_partition_at_its_first_record() -> None:
+    old = encode(r.contribution("tcp-1", 0, 1, 7, 0))
+    store: dict[str, dict[str, int]] = {}
+    first = Aggregator(store, DaySpec(), retention=KEEP)
+    first.take(old, 0, 1)
+    first.take(old, 1, 1)
+    assert len(store) == 4  # an hour and a gaming day on each of two partitions
+    restored = Aggregator(store, DaySpec(), retention=KEEP)  # a restart, the store restored
+    three_days_on = encode(r.contribution("tcp-2", 60 * 72, 1, 5, 0))
+    assert restored.take(three_days_on, 0, 2) == "applied"
+    assert sorted(store) == [
+        "tcp-1|d|2026-11-29|1",  # partition 1 read nothing newer: nothing of it is judged old
+        "tcp-1|h|2026-11-29T11:00:00Z|1",
+        "tcp-2|d|2026-12-02|0",
+        "tcp-2|h|2026-12-02T11:00:00Z|0",
+    ]
+    assert restored.take(old, 0, 1) == "ignored"  # redelivered after its window went: not revived
+    assert "tcp-1|h|2026-11-29T11:00:00Z|0" not in store

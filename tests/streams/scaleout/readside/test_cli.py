@@ -17,6 +17,8 @@ from streams.cli import main
         (["--low", "2"], "need 0 <= --low < 1 < --high"),
         (["--history", "2", "--min-history", "3"], "1 <= --min-history <= --history"),
         (["--tick", "0"], "--tick must be above 0"),
+        (["--keep-hours", "7"], "need --keep-hours >= --history + 2"),
+        (["--history", "1", "--min-history", "1", "--keep-days", "1"], "--keep-days >= 2"),
     ],
 )
 def test_a_mistake_is_one_line_and_exit_2(

@@ -1,0 +1,53 @@
+"""Frozen events built without the dataclass ``__init__``'s per-field overhead.
+
+A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` looked up per
+field, after matching keyword arguments: building a `ContributionRecorded` (14 fields) cost ~2
+µs, and a lock builds one per linked wager. `builder` writes, once per class, a function that
+takes the given fields positionally and sets every slot through its own descriptor, the other
+fields at their declared defaults: the same object, field for field (``==``, ``hash`` and the
+encoded bytes; ``tests/controller/fast/test_build.py``). A class it cannot vouch for (a
+``__post_init__``, a field outside ``__init__``, a default factory or a missing default for a
+field not given) gets its own constructor called instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+
+def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
+    """A function ``build(*values)`` equal to ``cls(**dict(zip(given, values)))``."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, checked here
+    names = [f.name for f in fields]
+    defaults = {f.name: f.default for f in fields if f.name not in given}
+    plain = (
+        not hasattr(cls, "__post_init__")
+        and all(f.init for f in fields)
+        and set(given) <= set(names)
+        and len(set(given)) == len(given)
+        and all(
+            value is not dataclasses.MISSING and isinstance(value, int | str | type(None))
+            for value in defaults.values()
+        )
+        and all(name.isidentifier() for name in names)
+        and all(type(getattr(cls, name, None)).__name__ == "member_descriptor" for name in names)
+    )
+    if not plain:
+        return lambda *values: cls(**dict(zip(given, values, strict=True)))
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
+    lines = []
+    for number, name in enumerate(names):
+        namespace[f"_set{number}"] = getattr(cls, name).__set__
+        value = name if name in given else f"_default{number}"
+        namespace[f"_default{number}"] = defaults.get(name)
+        lines.append(f"    _set{number}(new, {value})")
+    source = "\n".join(
+        [f"def build({', '.join(given)}):", "    new = _new(_cls)", *lines, "    return new"]
+    )
+    exec(source, namespace)  # noqa: S102 - written from the class's own field names, as dataclasses does
+    build: Callable[..., _T] = namespace["build"]
+    return build

@@ -1,0 +1,116 @@
+"""`controller.rules.round_checks.check_settlement` on card numbers, on the session's round.
+
+The reference parses every card of the settlement to a `Card`, finds repeats through a set of
+cards (a hash and an equality test written in Python per card) and then checks the counts; here a
+card is its deck index (`controller.fast.hands.indices`), read once and kept for forming the
+round's hands. `read` answers only when the reference's check passes: for anything the reference
+would refuse it returns None (or raises), and the session lets the reference word the refusal.
+"""
+
+from __future__ import annotations
+
+from controller.fast.hands import SPELLED
+from controller.fast.records import Round
+from controller.fast.shapes import WagerLike
+from controller.fast.tables import TableFacts
+from controller.model.games import GameRules
+from controller.model.table_events import RoundSettled
+
+SIXTH_CARD = 6  # 671a.11(d)(1)(i) and Lunar Poker: a player who bought a sixth card holds six
+
+
+class SettledCards:
+    """The settlement's cards as deck indices, the seats that folded (`RoundState.folded`: any
+    fold decision) and the round's wagers by kind, read once for the check and for settling."""
+
+    __slots__ = ("by_kind", "community", "dealer", "folded", "seats")
+
+    def __init__(
+        self,
+        seats: dict[int, list[int]],
+        dealer: list[int],
+        community: list[int],
+        folded: frozenset[int],
+        by_kind: dict[str, list[WagerLike]],
+    ) -> None:
+        self.seats = seats
+        self.dealer = dealer
+        self.community = community
+        self.folded = folded
+        self.by_kind = by_kind
+
+
+def read(
+    facts: TableFacts, rules: GameRules, current: Round, e: RoundSettled
+) -> SettledCards | None:
+    """The cards of ``e`` if `check_settlement` accepts it for ``current`` (a locked round),
+    else None. A text that is not a card raises `LookupError`, as the reference raises."""
+    index = SPELLED  # a spelling it lacks raises `KeyError`: the reference then reads it
+    dealer = [index[text] for text in e.dealer]
+    community = [index[text] for text in e.community]
+    every = dealer + community
+    seats: dict[int, list[int]] = {}
+    for seat, texts in e.seats:
+        cards = seats[seat] = [index[text] for text in texts]
+        every += cards
+    # The All-Six Bonus card is dealt from the deck; the Magic Card only designates a card (it
+    # may be in a hand, 649a.12(i)(3)), so it is read but not counted as dealt.
+    if e.bonus_card is not None:
+        every.append(index[e.bonus_card])
+    if e.magic_card is not None and e.magic_card not in index:
+        return None
+    if len(set(every)) != len(every):  # one deck is dealt: a card twice is a misread
+        return None
+    if len(e.dealer) not in rules.dealer_cards:
+        return None
+    folded = frozenset([d.seat for d in current.decisions if d.action == "fold"])
+    by_kind: dict[str, list[WagerLike]] = {}
+    if not _counts_ok(facts, rules, current, e, folded, by_kind):
+        return None
+    return SettledCards(seats, dealer, community, folded, by_kind)
+
+
+def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
+    facts: TableFacts,
+    rules: GameRules,
+    current: Round,
+    e: RoundSettled,
+    folded: frozenset[int],
+    by_kind: dict[str, list[WagerLike]],
+) -> bool:
+    """`_check_counts` and `_seats_needing_cards` (the dealer's count checked by `read`), in one
+    pass over the wagers that also sorts them by kind into ``by_kind``."""
+    five_card_kinds = facts.five_card_kinds
+    if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
+        return False
+    wagers = current.wagers
+    for w in wagers:  # by kind, in the order placed (`settle` reads them so)
+        known = by_kind.get(w.wager)
+        if known is None:
+            by_kind[w.wager] = [w]
+        else:
+            known.append(w)
+    five_card = not five_card_kinds.isdisjoint(by_kind)
+    wagering = {w.seat for w in wagers}
+    survives = rules.survives_fold
+    needed = (
+        {w.seat for w in wagers if w.seat not in folded or w.wager in survives}
+        if folded
+        else set(wagering)
+    )
+    if any(on.startswith("seat:") for on in {w.on for w in wagers}):
+        needed.update(int(w.on.removeprefix("seat:")) for w in wagers if w.on.startswith("seat:"))
+    community = rules.community_cards
+    needed_community = {2} if five_card and 2 in community else community
+    if len(e.community) not in needed_community:
+        return False
+    dealt = {seat for seat, _ in e.seats}
+    if not needed <= dealt <= wagering:
+        return False
+    sixth = {d.seat for d in current.decisions if d.action == "buy_sixth_card"}
+    usual = rules.player_cards - {SIXTH_CARD}
+    for seat, cards in e.seats:
+        if len(cards) not in ({SIXTH_CARD} if seat in sixth else usual):
+            return False
+    lucky = e.random_seat
+    return lucky in (None, "dealer") or (str(lucky).isdigit() and int(str(lucky)) in dealt)
