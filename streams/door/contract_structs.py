@@ -1,18 +1,20 @@
 """The table-event contract (``schemas/table-event.v1.json`` and ``v2``) as msgspec types.
 
 Each event kind is a `msgspec.Struct`, a tagged union on ``type`` with unknown fields forbidden,
-and the schema's lengths, ranges, enums and patterns written as `Meta`, so that decoding a line
-checks most of the contract in C. `streams.door.fast_decode` adds what `Meta` cannot say and steps
-aside for anything it cannot vouch for; ``tests/streams/door/test_fast_decode.py`` checks each
-struct
-against the schema's fields, required ones and constraints.
+and the schema's lengths, ranges, enums and most patterns written as `Meta`, so that decoding a
+line checks most of the contract in C. `streams.door.fast_decode` adds what `Meta` cannot say (and
+the patterns of `PATTERNS_AFTER_DECODE`, cheaper there) and steps aside for anything it cannot
+vouch for; ``tests/streams/door/test_fast_decode.py`` checks each struct against the schema's
+fields, required ones and constraints.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Final, Literal
 
-from msgspec import UNSET, Meta, Struct, UnsetType
+from msgspec import UNSET, Meta, Struct, UnsetType, field
+
+from controller.model.money import parse_cents
 
 # Patterns end in \Z, not $: ECMA-262 `$` is the end of the string; Python's `$` also matches before
 # a final "\n" (streams.door.validation makes the same substitution).
@@ -29,8 +31,24 @@ else:
     Card = Literal[CARD_TEXTS]
     WagerTarget = Literal[TARGET_TEXTS]
 
-EventId = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[!-~]{1,128}\Z")]
-Ident = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._-]{1,64}\Z")]
+# The patterns of the fields that repeat from event to event (a table's id, a round's, a wager's
+# name and amount) and of the event id are checked after decoding (`PATTERNS_AFTER_DECODE`), not
+# by msgspec: running a pattern costs ~0.35 us a field, most of a decode, while a text already
+# seen is one set lookup, and an event id's pattern is what three string methods say.
+EVENT_ID_PATTERN: Final = r"^[!-~]{1,128}\Z"
+IDENT_PATTERN: Final = r"^[A-Za-z0-9._-]{1,64}\Z"
+AMOUNT_PATTERN: Final = r"^(0\.(0[1-9]|[1-9][0-9])|[1-9][0-9]{0,8}\.[0-9]{2})\Z"
+WAGER_NAME_PATTERN: Final = r"^[a-z][a-z0-9_]{0,39}\Z"
+#: Each field whose pattern `streams.door.fast_decode` checks after decoding, with the pattern.
+PATTERNS_AFTER_DECODE: Final = {
+    "event_id": EVENT_ID_PATTERN,
+    "table_id": IDENT_PATTERN,
+    "round_id": IDENT_PATTERN,
+    "amount": AMOUNT_PATTERN,
+    "wager": WAGER_NAME_PATTERN,
+}
+EventId = Annotated[str, Meta(min_length=1, max_length=128)]
+Ident = Annotated[str, Meta(min_length=1, max_length=64)]
 Seq = Annotated[int, Meta(ge=0, le=9_007_199_254_740_991)]  # seq: 0 to 2^53-1
 OccurredAt = Annotated[
     str,
@@ -40,14 +58,27 @@ OccurredAt = Annotated[
         r"(Z|[+-][0-9]{2}:[0-9]{2})\Z",
     ),
 ]
+_CENTS: dict[str, int] = {}
+_CENTS_KEPT: Final = 4_096  # a floor uses a few distinct amounts; a hostile stream cannot grow this
+
+
+def cents(text: str) -> int:
+    """`parse_cents` of an amount its pattern accepted, remembered per text (the session
+    reads a wager's amount several times: its checks, the lock's pricing, the settlement)."""
+    value = _CENTS.get(text)
+    if value is None:
+        value = parse_cents(text)
+        if len(_CENTS) < _CENTS_KEPT:
+            _CENTS[text] = value
+    return value
+
+
 SchemaVersion = Literal[1, 2]  # version 2 allows every version 1 kind with "schema_version": 2
 Seat = Annotated[int, Meta(ge=1, le=12)]
 SeatKey = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]
-Amount = Annotated[
-    str, Meta(max_length=12, pattern=r"^(0\.(0[1-9]|[1-9][0-9])|[1-9][0-9]{0,8}\.[0-9]{2})\Z")
-]
+Amount = Annotated[str, Meta(max_length=12)]
 Hand = Annotated[list[Card], Meta(min_length=1, max_length=7)]  # uniqueItems: checked after
-WagerName = Annotated[str, Meta(max_length=40, pattern=r"^[a-z][a-z0-9_]{0,39}\Z")]
+WagerName = Annotated[str, Meta(max_length=40)]
 RandomSeat = Literal["dealer", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"] | Seat
 Game = Literal["three_card_poker", "lunar_poker", "three_card_prime", "four_card_prime"]
 Action = Literal["play", "fold", "raise", "bet", "buy_sixth_card", "draw"]
@@ -82,10 +113,23 @@ class RoundOpenedStruct(RoundHead, kw_only=True, tag="round_opened"):
 
 
 class WagerPlacedStruct(RoundHead, kw_only=True, tag="wager_placed"):
+    """Also a `controller.fast.shapes.WagerLike`: the session decides on it as it stands."""
+
     seat: Seat
     wager: WagerName
     amount: Amount
-    on: WagerTarget | UnsetType = UNSET
+    target: WagerTarget | UnsetType = field(default=UNSET, name="on")
+
+    @property
+    def on(self) -> str:
+        """The wager's target, "own" when the line names none (`from_contract`'s default)."""
+        target = self.target
+        return "own" if target is UNSET else target
+
+    @property
+    def amount_cents(self) -> int:
+        """The amount in cents."""
+        return cents(self.amount)
 
 
 class WagersLockedStruct(RoundHead, kw_only=True, tag="wagers_locked"):
@@ -93,10 +137,26 @@ class WagersLockedStruct(RoundHead, kw_only=True, tag="wagers_locked"):
 
 
 class DecisionStruct(RoundHead, kw_only=True, tag="decision"):
+    """Also a `controller.fast.shapes.DecisionLike`: the session decides on it as it stands."""
+
     seat: Seat
     action: Action
     amount: Amount | UnsetType = UNSET
-    discards: Annotated[list[Card], Meta(max_length=5)] | UnsetType = UNSET
+    discarded: Annotated[list[Card], Meta(max_length=5)] | UnsetType = field(
+        default=UNSET, name="discards"
+    )
+
+    @property
+    def amount_cents(self) -> int | None:
+        """The amount in cents, None when the line names none."""
+        amount = self.amount
+        return None if amount is UNSET else cents(amount)
+
+    @property
+    def discards(self) -> tuple[str, ...]:
+        """The discarded cards, none when the line names none (`from_contract`'s default)."""
+        discarded = self.discarded
+        return () if discarded is UNSET else tuple(discarded)
 
 
 class RoundSettledStruct(RoundHead, kw_only=True, tag="round_settled"):

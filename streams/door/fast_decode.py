@@ -4,15 +4,15 @@
 events/s.
 Here each event kind of ``schemas/table-event.v1.json`` and ``v2`` is a `msgspec.Struct`
 (`streams.door.contract_structs`: a tagged union on ``type``, unknown fields forbidden, the schema's
-lengths, ranges, enums and patterns as `Meta`), and what `Meta` cannot say is checked after
-decoding: ``uniqueItems``, the calendar check of ``occurred_at``, ``dependentSchemas``
-(``discards`` only with ``draw``), and no repeated key.
+lengths, ranges, enums and most patterns as `Meta`), and the rest is checked after decoding
+(`streams.door.struct_checks`): ``uniqueItems``, the calendar check of ``occurred_at``,
+``dependentSchemas`` (``discards`` only with ``draw``), the patterns of the ids, wager names and
+amounts (a text seen before is one set lookup), and no repeated key.
 
 The verdict is always the contract's. The fast path only *vouches* for an event it is sure of; for
 anything else (an error, a JSON escape, an integer written ``3.0``, an oversized line) it steps
 aside and `streams.door.validation` decides, so a refusal carries exactly the readable reason it
-always
-did and the rare event the fast path is unsure of is still accepted when valid.
+always did and the rare event the fast path is unsure of is still accepted when valid.
 ``tests/streams/door/test_fast_decode.py`` checks the two against each other with Hypothesis.
 
 Why the fast path refuses lines with a backslash: without one, every ``"`` in valid JSON delimits a
@@ -30,7 +30,6 @@ heartbeat is no table event: `decode_event` and `validate_to_event` give a
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Final, TypedDict, assert_never
 
 import msgspec
@@ -55,17 +54,20 @@ from streams.door.contract_structs import (
     RoundHead,
     RoundOpenedStruct,
     RoundSettledStruct,
+    RoundStruct,
     RoundVoidedStruct,
     WagerPlacedStruct,
     WagersLockedStruct,
 )
 from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import MAX_LINE_BYTES, parse_json_line
+from streams.door.struct_checks import after_decode_checks, json_containers, string_count
 from streams.door.validation import validate_table_event
 
 __all__ = [
     "decode_event",
     "decode_line",
+    "round_event",
     "to_event",
     "try_decode_line",
     "try_validate",
@@ -80,21 +82,6 @@ _FAILURES: Final = (msgspec.MsgspecError, ValueError, TypeError, RecursionError)
 # longer ones are left to streams.door.validation, which measures them exactly. Events are ~300
 # bytes.
 _FAST_LINE_LIMIT: Final = MAX_LINE_BYTES // 4
-# Strings (keys and values) of the fields every event has: type, event_id, table_id, round_id,
-# occurred_at as key and value, seq as key only; then what each kind's required fields add.
-_HEAD_STRINGS: Final = 11
-# A heartbeat: type, event_id, table_id, occurred_at as key and value; schema_version as key only.
-_HEARTBEAT_STRINGS: Final = 9
-_KIND_STRINGS: Final[dict[type[RoundHead], int]] = {
-    RoundOpenedStruct: 2,
-    WagerPlacedStruct: 5,
-    WagersLockedStruct: 0,
-    DecisionStruct: 3,
-    RoundSettledStruct: 3,
-    RoundVoidedStruct: 2,
-}
-
-
 # --- public API ----------------------------------------------------------------------------------
 
 
@@ -157,7 +144,7 @@ def try_decode_line(line: bytes | str) -> EventStruct | None:
         event: EventStruct = _DECODER.decode(line)
     except _FAILURES:
         return None
-    if quotes != 2 * _string_count(event) or not _after_decode_checks(event):
+    if quotes != 2 * string_count(event) or not after_decode_checks(event):
         return None
     return event
 
@@ -182,76 +169,9 @@ def _try_struct(raw: dict[object, object]) -> EventStruct | None:
         return None
     # msgspec.convert takes any sequence for a list and any mapping for an object; JSON Schema
     # only Python lists and dicts.
-    if not _json_containers(raw) or not _after_decode_checks(event):
+    if not json_containers(raw) or not after_decode_checks(event):
         return None
     return event
-
-
-# --- what Meta cannot say -------------------------------------------------------------------------
-
-
-def _after_decode_checks(event: EventStruct) -> bool:
-    if not _real_instant(event.occurred_at):
-        return False
-    match event:
-        case DecisionStruct():
-            discards = event.discards
-            if discards is UNSET:
-                return True
-            # dependentSchemas: discards only with "draw"; uniqueItems
-            return event.action == "draw" and len(set(discards)) == len(discards)
-        case RoundSettledStruct():
-            return (
-                len(set(event.dealer)) == len(event.dealer)
-                and len(set(event.community)) == len(event.community)
-                and all(len(set(hand)) == len(hand) for hand in event.seats.values())
-            )
-        case _:
-            return True
-
-
-def _real_instant(text: str) -> bool:
-    """Format date-time beyond its pattern: a real calendar instant (as streams.door.validation)."""
-    try:
-        datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return False
-    return True
-
-
-def _string_count(event: EventStruct) -> int:
-    """How many JSON strings (keys and string values) the event's text holds if no key repeats."""
-    if isinstance(event, HeartbeatStruct):
-        return _HEARTBEAT_STRINGS
-    count = _HEAD_STRINGS + _KIND_STRINGS[type(event)]
-    if event.schema_version is not UNSET:
-        count += 1
-    match event:
-        case WagerPlacedStruct():
-            count += 0 if event.on is UNSET else 2
-        case DecisionStruct():
-            count += 0 if event.amount is UNSET else 2
-            count += 0 if event.discards is UNSET else 1 + len(event.discards)
-        case RoundSettledStruct():
-            count += len(event.dealer) + len(event.community)
-            count += sum(1 + len(hand) for hand in event.seats.values())
-            if event.random_seat is not UNSET:
-                count += 2 if isinstance(event.random_seat, str) else 1
-            count += 0 if event.magic_card is UNSET else 2
-            count += 0 if event.bonus_card is UNSET else 2
-        case _:
-            pass
-    return count
-
-
-def _json_containers(raw: dict[object, object]) -> bool:
-    for key in ("dealer", "community", "discards"):
-        if key in raw and not isinstance(raw[key], list):
-            return False
-    seats = raw.get("seats")
-    if seats is None:
-        return True
-    return isinstance(seats, dict) and all(isinstance(hand, list) for hand in seats.values())
 
 
 # --- from a checked struct -----------------------------------------------------------------------
@@ -261,7 +181,7 @@ def _with_defaults(out: dict[str, object], event: EventStruct) -> dict[str, obje
     """The defaults streams.door.validation fills: schema_version 1; "on" "own" for a wager."""
     if isinstance(event, RoundHead) and event.schema_version is UNSET:
         out["schema_version"] = 1
-    if isinstance(event, WagerPlacedStruct) and event.on is UNSET:
+    if isinstance(event, WagerPlacedStruct) and event.target is UNSET:
         out["on"] = "own"
     return out
 
@@ -280,6 +200,11 @@ def _table_event(event: EventStruct) -> TableEvent | Heartbeat:
         return Heartbeat(
             event_id=event.event_id, table_id=event.table_id, occurred_at=event.occurred_at
         )
+    return round_event(event)
+
+
+def round_event(event: RoundStruct) -> TableEvent:
+    """The table event a round kind's checked struct holds: `from_contract`'s, built directly."""
     head = _HeadFields(
         event_id=event.event_id,
         table_id=event.table_id,
@@ -291,10 +216,12 @@ def _table_event(event: EventStruct) -> TableEvent | Heartbeat:
         case RoundOpenedStruct():
             return RoundOpened(**head, game=event.game)
         case WagerPlacedStruct():
-            on = "own" if event.on is UNSET else event.on
-            amount = parse_cents(event.amount)
             return WagerPlaced(
-                **head, seat=event.seat, wager=event.wager, amount_cents=amount, on=on
+                **head,
+                seat=event.seat,
+                wager=event.wager,
+                amount_cents=parse_cents(event.amount),
+                on=event.on,
             )
         case WagersLockedStruct():
             return WagersLocked(**head)
@@ -304,7 +231,7 @@ def _table_event(event: EventStruct) -> TableEvent | Heartbeat:
                 seat=event.seat,
                 action=event.action,
                 amount_cents=None if event.amount is UNSET else parse_cents(event.amount),
-                discards=() if event.discards is UNSET else tuple(event.discards),
+                discards=event.discards,
             )
         case RoundSettledStruct():
             random_seat = event.random_seat

@@ -1,0 +1,117 @@
+"""JSON lines straight into the fast session: no intermediate dict, no frozen table event.
+
+The readable way in is ``from_contract(json.loads(line))`` and then the session (or the reference
+`controller.floor.decide`/`evolve`). Here a line is decoded once, in C, into the door's checked
+struct (`streams.door.fast_decode.try_decode_line`: the contract's fields, types, lengths,
+ranges, enums and patterns, the calendar check of ``occurred_at``, no unknown or repeated key,
+no escape) and, for the four kinds that are most of a floor's traffic (a round opened, wagers,
+the lock, decisions), the session decides on that struct as it stands: its deciders read events
+only through `controller.fast.shapes`, which the structs satisfy (`WagerPlacedStruct.on` and
+``amount_cents``, `DecisionStruct.discards` and ``amount_cents`` are views of the line's fields
+with `from_contract`'s defaults). An accepted struct is kept in its round and emitted as the
+event; `recorded` gives the frozen event it stands for, built only when something reads it.
+
+Everything else takes the readable way, so the answer is always the reference's:
+- a line the struct decode does not vouch for (an escape, a repeated or unknown key, a wrong type,
+  a value outside the contract, a heartbeat, not JSON at all) is read by ``read`` (by default
+  ``from_contract(json.loads(line))``, raising what it raises);
+- a settlement or a void is decided on its frozen event (`fast_decode.struct_event`: a few per
+  round, and the settlement reads its cards through the frozen shape);
+- a struct the session's decider does not accept (a refusal, anything unusual) goes to the
+  reference `decide` as its frozen event, which words the refusal.
+
+``tests/streams/door/test_fast_core.py`` runs lines through this and through the reference and
+requires the same event bytes and the same state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any, Final, cast
+
+from controller.fast import Session
+from controller.fast.hot import decide_decision, decide_lock, decide_open, decide_wager
+from controller.fast.records import KNOWN_SHAPES
+from controller.fast.shapes import DecisionLike, OpenedLike, TableRecord, WagerLike
+from controller.model.events import Event
+from controller.model.table_events import TableEvent, from_contract
+from streams.door.contract_structs import (
+    DecisionStruct,
+    RoundHead,
+    RoundOpenedStruct,
+    RoundStruct,
+    WagerPlacedStruct,
+    WagersLockedStruct,
+)
+from streams.door.fast_decode import round_event, try_decode_line
+
+__all__ = ["Emitted", "read_reference", "recorded", "run_lines", "step_line"]
+
+#: What the session emits for a line: frozen events, and a hot table event it accepted as the
+#: struct it was decoded into (`recorded` gives its frozen event).
+Emitted = Event | RoundStruct
+Reader = Callable[[bytes], TableEvent]
+
+#: The kinds decided on their struct, with the session's decider for each.
+_DIRECT: Final[dict[type, Callable[[Session, Any], tuple[Event, ...] | None]]] = (
+    {
+        RoundOpenedStruct: decide_open,
+        WagerPlacedStruct: decide_wager,
+        WagersLockedStruct: decide_lock,
+        DecisionStruct: decide_decision,
+    }
+    if KNOWN_SHAPES
+    else {}
+)
+
+
+def read_reference(line: bytes) -> TableEvent:
+    """The readable way in: ``from_contract(json.loads(line))``."""
+    return from_contract(json.loads(line))
+
+
+def recorded(event: Emitted) -> Event:
+    """The frozen event ``event`` stands for (the reference's event, equal bytes when encoded)."""
+    return round_event(event) if isinstance(event, RoundHead) else event
+
+
+def step_line(session: Session, line: bytes, read: Reader = read_reference) -> list[Emitted]:
+    """``decide`` then ``evolve`` of the table event ``line`` holds: the events produced."""
+    return run_lines(session, (line,), read)
+
+
+def run_lines(
+    session: Session, lines: Iterable[bytes], read: Reader = read_reference
+) -> list[Emitted]:
+    """`Session.run` over the table events the lines hold: every event produced, in order. A
+    line ``read`` refuses raises what it raises (the events before it are then lost, as with
+    `Session.run` over a command that raises)."""
+    out: list[Emitted] = []
+    extend = out.extend
+    direct = _DIRECT
+    for line in lines:
+        struct = try_decode_line(line)
+        decider = direct.get(type(struct))
+        if decider is not None and not session.pending:
+            events = decider(session, struct)
+            if events is not None:
+                extend(events)
+                continue
+            # refused or unusual: the reference decides (and words a refusal)
+            extend(session.reference(round_event(cast(RoundStruct, struct))))
+        elif isinstance(struct, RoundHead):  # a settlement or a void
+            extend(session.step(round_event(struct)))
+        else:  # not vouched for, or a heartbeat (no table event: `read` refuses it)
+            extend(session.step(read(line)))
+    return out
+
+
+def _protocols(
+    opened: RoundOpenedStruct,
+    wager: WagerPlacedStruct,
+    locked: WagersLockedStruct,
+    decision: DecisionStruct,
+) -> tuple[OpenedLike, WagerLike, TableRecord, DecisionLike]:
+    """Never called: mypy checks here that each struct is what the session's deciders read."""
+    return opened, wager, locked, decision
