@@ -494,7 +494,7 @@ def _same_constraint(schema: dict[str, Any], info: msgspec.inspect.Type, where: 
         pattern = schema.get("pattern")
         expected = None if pattern is None else pattern.removesuffix("$") + r"\Z"
         # a field's own pattern, or (where it repeats from event to event) checked after decoding
-        after = PATTERNS_AFTER_DECODE.get(where.split(".")[-1])
+        after = PATTERNS_AFTER_DECODE.get(where.rsplit(".", maxsplit=1)[-1])
         assert info.pattern == (None if after else expected), where
         assert after in (None, expected), where
         assert (info.min_length, info.max_length) == (
@@ -530,7 +530,9 @@ def test_each_struct_has_the_schema_fields_required_and_constraints(kind: str) -
     assert isinstance(info, msgspec.inspect.StructType)
     definition = V1_DEFS[kind] if kind in ROUND_KINDS else DEFS[kind]
     assert {f.encode_name for f in info.fields} | {"type"} == set(definition["properties"])
-    assert {f.encode_name for f in info.fields if f.required} | {"type"} == set(definition["required"])
+    assert {f.encode_name for f in info.fields if f.required} | {"type"} == set(
+        definition["required"]
+    )
     assert info.forbid_unknown_fields
     assert definition["additionalProperties"] is False
     for field in info.fields:
