@@ -92,7 +92,11 @@ Reason = Annotated[
 ]
 
 
-class CommonFields(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type"):
+class CommonFields(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type", gc=False):
+    """What every event carries. ``gc=False``: a struct holds only texts, numbers and lists or
+    dicts of texts, so it can never be part of a reference cycle; the collector need not track
+    the ~20,000 a second a floor sends (nor walk those a session keeps in its rounds)."""
+
     event_id: EventId
     table_id: Ident
     occurred_at: OccurredAt
