@@ -73,6 +73,11 @@ def cents(text: str) -> int:
     return value
 
 
+#: "own", as a string object of its own: the default of a wager's ``on``. msgspec gives a decoded
+#: ``"own"`` as the `Literal`'s own string, never this object, so ``wager.on is OWN_UNSAID`` tells
+#: a line that leaves ``on`` out (its strings are counted, and the schema's dict lacks it) from one
+#: that says ``"own"``, while both read as "own".
+OWN_UNSAID: Final = "".join(("o", "wn"))
 SchemaVersion = Literal[1, 2]  # version 2 allows every version 1 kind with "schema_version": 2
 Seat = Annotated[int, Meta(ge=1, le=12)]
 SeatKey = Literal["1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"]
@@ -122,18 +127,15 @@ class WagerPlacedStruct(RoundHead, kw_only=True, tag="wager_placed"):
     seat: Seat
     wager: WagerName
     amount: Amount
-    target: WagerTarget | UnsetType = field(default=UNSET, name="on")
-
-    @property
-    def on(self) -> str:
-        """The wager's target, "own" when the line names none (`from_contract`'s default)."""
-        target = self.target
-        return "own" if target is UNSET else target
+    #: The wager's target; when the line names none, `OWN_UNSAID` ("own", `from_contract`'s
+    #: default): a plain attribute, as the session reads it several times a wager.
+    on: WagerTarget = OWN_UNSAID
 
     @property
     def amount_cents(self) -> int:
-        """The amount in cents."""
-        return cents(self.amount)
+        """The amount in cents (a known text is one dict lookup, written out here)."""
+        known = _CENTS.get(self.amount)
+        return cents(self.amount) if known is None else known
 
 
 class WagersLockedStruct(RoundHead, kw_only=True, tag="wagers_locked"):

@@ -47,6 +47,7 @@ from controller.model.table_events import (
     from_contract,
 )
 from streams.door.contract_structs import (
+    OWN_UNSAID,
     STRUCT_BY_TYPE,
     DecisionStruct,
     EventStruct,
@@ -61,7 +62,7 @@ from streams.door.contract_structs import (
 )
 from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import MAX_LINE_BYTES, parse_json_line
-from streams.door.struct_checks import after_decode_checks, json_containers, string_count
+from streams.door.struct_checks import after_decode_checks, json_containers, vouched
 from streams.door.validation import validate_table_event
 
 __all__ = [
@@ -144,9 +145,7 @@ def try_decode_line(line: bytes | str) -> EventStruct | None:
         event: EventStruct = _DECODER.decode(line)
     except _FAILURES:
         return None
-    if quotes != 2 * string_count(event) or not after_decode_checks(event):
-        return None
-    return event
+    return event if vouched(event, quotes) else None
 
 
 def try_validate(raw: object) -> dict[str, object] | None:
@@ -181,7 +180,7 @@ def _with_defaults(out: dict[str, object], event: EventStruct) -> dict[str, obje
     """The defaults streams.door.validation fills: schema_version 1; "on" "own" for a wager."""
     if isinstance(event, RoundHead) and event.schema_version is UNSET:
         out["schema_version"] = 1
-    if isinstance(event, WagerPlacedStruct) and event.target is UNSET:
+    if isinstance(event, WagerPlacedStruct) and event.on is OWN_UNSAID:
         out["on"] = "own"
     return out
 

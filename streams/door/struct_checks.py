@@ -10,15 +10,18 @@ lookup), and (`string_count`, compared with the line's quotes) no repeated key.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 
 from msgspec import UNSET
 
 from streams.door.contract_structs import (
     AMOUNT_PATTERN,
     IDENT_PATTERN,
+    OWN_UNSAID,
     WAGER_NAME_PATTERN,
+    CommonFields,
     DecisionStruct,
     EventStruct,
     HeartbeatStruct,
@@ -30,7 +33,7 @@ from streams.door.contract_structs import (
     WagersLockedStruct,
 )
 
-__all__ = ["after_decode_checks", "json_containers", "string_count"]
+__all__ = ["after_decode_checks", "json_containers", "string_count", "vouched"]
 
 # `PATTERNS_AFTER_DECODE`: each pattern, and the texts it already matched.
 _IDENT: Final = re.compile(IDENT_PATTERN)
@@ -55,50 +58,72 @@ _KIND_STRINGS: Final[dict[type[RoundHead], int]] = {
 }
 
 
+def vouched(event: EventStruct, quotes: int) -> bool:
+    """Whether a line holding ``quotes`` quote characters (and no backslash) and decoded into
+    ``event`` passes the contract: `after_decode_checks`, and as many strings as ``event``
+    holds (`string_count`: no key repeated). One dispatch on the kind for both."""
+    kind = type(event)
+    return quotes == 2 * _COUNTS[kind](event) and _CHECKS[kind](event)
+
+
 def after_decode_checks(event: EventStruct) -> bool:
     """Whether ``event`` passes what the contract says beyond its struct's `Meta` (the repeated
     keys aside: `string_count`)."""
-    if not (_real_instant(event.occurred_at) and _texts_ok(event)):
-        return False
-    match event:
-        case DecisionStruct():
-            discards = event.discarded
-            if discards is UNSET:
-                return True
-            # dependentSchemas: discards only with "draw"; uniqueItems
-            return event.action == "draw" and len(set(discards)) == len(discards)
-        case RoundSettledStruct():
-            return (
-                len(set(event.dealer)) == len(event.dealer)
-                and len(set(event.community)) == len(event.community)
-                and all(len(set(hand)) == len(hand) for hand in event.seats.values())
-            )
-        case _:
-            return True
+    return _CHECKS[type(event)](event)
 
 
-def _texts_ok(event: EventStruct) -> bool:
-    """`PATTERNS_AFTER_DECODE`: the event id's pattern ``[!-~]{1,128}`` (its length checked by
-    msgspec) is printable ASCII without a space; each other text is looked up among those its
-    pattern already matched, and matched (and remembered) only when new."""
-    event_id = event.event_id
-    if not (event_id.isascii() and event_id.isprintable()) or " " in event_id:
-        return False
-    if event.table_id not in _IDENTS and not _learn(_IDENTS, _IDENT, event.table_id):
-        return False
-    if isinstance(event, HeartbeatStruct):
-        return True
-    if event.round_id not in _IDENTS and not _learn(_IDENTS, _IDENT, event.round_id):
-        return False
-    if isinstance(event, WagerPlacedStruct):
-        wager, amount = event.wager, event.amount
-        if wager not in _WAGER_NAMES and not _learn(_WAGER_NAMES, _WAGER_NAME, wager):
-            return False
-        return amount in _AMOUNTS or _learn(_AMOUNTS, _AMOUNT, amount)
-    if isinstance(event, DecisionStruct):
-        said = event.amount
-        return said is UNSET or said in _AMOUNTS or _learn(_AMOUNTS, _AMOUNT, said)
-    return True
+def string_count(event: EventStruct) -> int:
+    """How many JSON strings (keys and string values) the event's text holds if no key repeats."""
+    return _COUNTS[type(event)](event)
+
+
+# --- each kind's checks: `PATTERNS_AFTER_DECODE` (the event id's pattern ``[!-~]{1,128}``, its
+# length checked by msgspec, is printable ASCII without a space; each other text is looked up
+# among those its pattern already matched, and matched and remembered only when new), the
+# calendar instant, ``uniqueItems``, ``dependentSchemas``
+
+
+def _head_ok(e: CommonFields) -> bool:
+    event_id = e.event_id
+    return (
+        event_id.isascii()
+        and event_id.isprintable()
+        and " " not in event_id
+        and (e.table_id in _IDENTS or _learn(_IDENTS, _IDENT, e.table_id))
+        and _real_instant(e.occurred_at)
+    )
+
+
+def _round_ok(e: RoundHead) -> bool:
+    return _head_ok(e) and (e.round_id in _IDENTS or _learn(_IDENTS, _IDENT, e.round_id))
+
+
+def _wager_ok(e: WagerPlacedStruct) -> bool:
+    wager, amount = e.wager, e.amount
+    return (
+        _round_ok(e)
+        and (wager in _WAGER_NAMES or _learn(_WAGER_NAMES, _WAGER_NAME, wager))
+        and (amount in _AMOUNTS or _learn(_AMOUNTS, _AMOUNT, amount))
+    )
+
+
+def _decision_ok(e: DecisionStruct) -> bool:
+    said, discards = e.amount, e.discarded
+    return (
+        _round_ok(e)
+        and (said is UNSET or said in _AMOUNTS or _learn(_AMOUNTS, _AMOUNT, said))
+        # dependentSchemas: discards only with "draw"; uniqueItems
+        and (discards is UNSET or (e.action == "draw" and len(set(discards)) == len(discards)))
+    )
+
+
+def _settled_ok(e: RoundSettledStruct) -> bool:
+    return (
+        _round_ok(e)
+        and len(set(e.dealer)) == len(e.dealer)
+        and len(set(e.community)) == len(e.community)
+        and all(len(set(hand)) == len(hand) for hand in e.seats.values())
+    )
 
 
 def _learn(known: set[str], pattern: re.Pattern[str], text: str) -> bool:
@@ -121,29 +146,61 @@ def _real_instant(text: str) -> bool:
     return True
 
 
-def string_count(event: EventStruct) -> int:
-    """How many JSON strings (keys and string values) the event's text holds if no key repeats."""
-    if isinstance(event, HeartbeatStruct):
-        return _HEARTBEAT_STRINGS
-    count = _HEAD_STRINGS + _KIND_STRINGS[type(event)]
-    if event.schema_version is not UNSET:
-        count += 1
-    match event:
-        case WagerPlacedStruct():
-            count += 0 if event.target is UNSET else 2
-        case DecisionStruct():
-            count += 0 if event.amount is UNSET else 2
-            count += 0 if event.discarded is UNSET else 1 + len(event.discarded)
-        case RoundSettledStruct():
-            count += len(event.dealer) + len(event.community)
-            count += sum(1 + len(hand) for hand in event.seats.values())
-            if event.random_seat is not UNSET:
-                count += 2 if isinstance(event.random_seat, str) else 1
-            count += 0 if event.magic_card is UNSET else 2
-            count += 0 if event.bonus_card is UNSET else 2
-        case _:
-            pass
-    return count
+# --- each kind's strings (keys and string values) if no key repeats
+
+
+def _heartbeat_strings(e: HeartbeatStruct) -> int:
+    return _HEARTBEAT_STRINGS
+
+
+def _strings(kind: type[RoundHead]) -> Callable[[RoundHead], int]:
+    """A kind with only required string fields beyond the head."""
+    fixed = _HEAD_STRINGS + _KIND_STRINGS[kind]
+    return lambda e: fixed if e.schema_version is UNSET else fixed + 1
+
+
+def _wager_strings(e: WagerPlacedStruct) -> int:
+    count = _HEAD_STRINGS + _KIND_STRINGS[WagerPlacedStruct]
+    count += 0 if e.schema_version is UNSET else 1
+    return count if e.on is OWN_UNSAID else count + 2
+
+
+def _decision_strings(e: DecisionStruct) -> int:
+    count = _HEAD_STRINGS + _KIND_STRINGS[DecisionStruct]
+    count += 0 if e.schema_version is UNSET else 1
+    count += 0 if e.amount is UNSET else 2
+    return count if e.discarded is UNSET else count + 1 + len(e.discarded)
+
+
+def _settled_strings(e: RoundSettledStruct) -> int:
+    count = _HEAD_STRINGS + _KIND_STRINGS[RoundSettledStruct]
+    count += 0 if e.schema_version is UNSET else 1
+    count += len(e.dealer) + len(e.community)
+    count += sum(1 + len(hand) for hand in e.seats.values())
+    if e.random_seat is not UNSET:
+        count += 2 if isinstance(e.random_seat, str) else 1
+    count += 0 if e.magic_card is UNSET else 2
+    return count if e.bonus_card is UNSET else count + 2
+
+
+_CHECKS: Final[dict[type, Callable[[Any], bool]]] = {
+    HeartbeatStruct: _head_ok,
+    RoundOpenedStruct: _round_ok,
+    WagerPlacedStruct: _wager_ok,
+    WagersLockedStruct: _round_ok,
+    DecisionStruct: _decision_ok,
+    RoundSettledStruct: _settled_ok,
+    RoundVoidedStruct: _round_ok,
+}
+_COUNTS: Final[dict[type, Callable[[Any], int]]] = {
+    HeartbeatStruct: _heartbeat_strings,
+    RoundOpenedStruct: _strings(RoundOpenedStruct),
+    WagerPlacedStruct: _wager_strings,
+    WagersLockedStruct: _strings(WagersLockedStruct),
+    DecisionStruct: _decision_strings,
+    RoundSettledStruct: _settled_strings,
+    RoundVoidedStruct: _strings(RoundVoidedStruct),
+}
 
 
 def json_containers(raw: dict[object, object]) -> bool:
