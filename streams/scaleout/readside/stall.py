@@ -1,15 +1,19 @@
-"""The read side's stall watch: exit for the supervisor when faust stops consuming.
+"""The read side's stall watch: exit for the supervisor when faust stops committing or consuming.
 
-faust-streaming 0.15.3 can stop delivering a partition's records after two rebalances hand it
-back to the same process: the process owns the partitions, says it is ready, and then neither
-applies nor commits anything (the quarantined hand-off test saw it in about 3 of 7 runs; faust's
-tracker has reports of that shape, robinhood/faust#681 and faust-streaming/faust#318). A restart
-was measured to recover cleanly every time (the aggregates are idempotent by sequence and
-restored from their changelog), so the answer here is crash-only: when the process has owned
-partitions, out of any rebalance or recovery, for `limit_s` without taking one record, and a
-``read_committed`` probe finds a committed record at or after the group's committed offset of
-one of them, it logs why and exits with `EXIT_STALLED`; the supervisor (Kubernetes, systemd)
-starts it again.
+faust-streaming 0.15.3 can lose its offset commits around a rebalance: after the hand-off the
+process owns every partition, its consumer has read them to the end and its agent has applied
+every record, but the group's committed offsets on the broker stay where they were while faust's
+own record of what it committed is ahead of them (measured, 2026-12-02: broker 2563/1568/2660,
+faust 2667/1714/2908, read offsets at the ends), so it never commits them again. Before this
+watch the hand-off test failed about 3 runs in 7 on it ("did not commit up to ... in 120 s");
+faust's tracker has reports of that shape (robinhood/faust#681, faust-streaming/faust#318). A
+restart recovers cleanly every time: it reads from the broker's committed offsets again, and the
+aggregates skip what they already hold (idempotent by sequence). So the answer here is
+crash-only: when the process has owned partitions, out of any rebalance or restore, for
+`limit_s` without taking one record, and a ``read_committed`` probe finds a committed record at
+or after the group's committed offset of one of them, it logs why and exits with
+`EXIT_STALLED`; the supervisor (Kubernetes, systemd) starts it again. The same watch catches a
+consumer that stops delivering, whatever the cause.
 
 Why the probe and not faust's own lag: a quiet partition of a transactional topic ends with a
 commit marker that a ``read_committed`` consumer never delivers, so "committed offset below the
