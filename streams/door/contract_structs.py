@@ -97,31 +97,35 @@ Reason = Annotated[
 ]
 
 
-class CommonFields(Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type", gc=False):
+class CommonFields(
+    Struct, kw_only=True, forbid_unknown_fields=True, tag_field="type", gc=False, frozen=True
+):
     """What every event carries. ``gc=False``: a struct holds only texts, numbers and lists or
     dicts of texts, so it can never be part of a reference cycle; the collector need not track
-    the ~20,000 a second a floor sends (nor walk those a session keeps in its rounds)."""
+    the ~20,000 a second a floor sends (nor walk those a session keeps in its rounds).
+    ``frozen``: a struct the session accepted is kept in its round and emitted as the event,
+    as immutable as the frozen event it stands for."""
 
     event_id: EventId
     table_id: Ident
     occurred_at: OccurredAt
 
 
-class HeartbeatStruct(CommonFields, kw_only=True, tag="heartbeat"):
+class HeartbeatStruct(CommonFields, kw_only=True, frozen=True, tag="heartbeat"):
     schema_version: Literal[2]
 
 
-class RoundHead(CommonFields, kw_only=True):
+class RoundHead(CommonFields, kw_only=True, frozen=True):
     round_id: Ident
     seq: Seq
     schema_version: SchemaVersion | UnsetType = UNSET
 
 
-class RoundOpenedStruct(RoundHead, kw_only=True, tag="round_opened"):
+class RoundOpenedStruct(RoundHead, kw_only=True, frozen=True, tag="round_opened"):
     game: Game
 
 
-class WagerPlacedStruct(RoundHead, kw_only=True, tag="wager_placed"):
+class WagerPlacedStruct(RoundHead, kw_only=True, frozen=True, tag="wager_placed"):
     """Also a `controller.fast.shapes.WagerLike`: the session decides on it as it stands."""
 
     seat: Seat
@@ -138,11 +142,11 @@ class WagerPlacedStruct(RoundHead, kw_only=True, tag="wager_placed"):
         return cents(self.amount) if known is None else known
 
 
-class WagersLockedStruct(RoundHead, kw_only=True, tag="wagers_locked"):
+class WagersLockedStruct(RoundHead, kw_only=True, frozen=True, tag="wagers_locked"):
     pass
 
 
-class DecisionStruct(RoundHead, kw_only=True, tag="decision"):
+class DecisionStruct(RoundHead, kw_only=True, frozen=True, tag="decision"):
     """Also a `controller.fast.shapes.DecisionLike`: the session decides on it as it stands."""
 
     seat: Seat
@@ -165,7 +169,7 @@ class DecisionStruct(RoundHead, kw_only=True, tag="decision"):
         return () if discarded is UNSET else tuple(discarded)
 
 
-class RoundSettledStruct(RoundHead, kw_only=True, tag="round_settled"):
+class RoundSettledStruct(RoundHead, kw_only=True, frozen=True, tag="round_settled"):
     dealer: Annotated[list[Card], Meta(max_length=7)]
     community: Annotated[list[Card], Meta(max_length=2)]
     seats: Annotated[dict[SeatKey, Hand], Meta(max_length=12)]
@@ -174,7 +178,7 @@ class RoundSettledStruct(RoundHead, kw_only=True, tag="round_settled"):
     bonus_card: Card | UnsetType = UNSET
 
 
-class RoundVoidedStruct(RoundHead, kw_only=True, tag="round_voided"):
+class RoundVoidedStruct(RoundHead, kw_only=True, frozen=True, tag="round_voided"):
     reason: Reason
 
 

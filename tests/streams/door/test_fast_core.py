@@ -168,6 +168,9 @@ def test_run_lines_decides_a_stream_as_the_reference_runs_it() -> None:
     assert_same_state(session, expected_state)
     # most lines were decided on their struct, not on a frozen event built for them
     assert sum(isinstance(e, RoundHead) for e in got) > 0.8 * len(texts)
+    kept = next(e for e in got if isinstance(e, WagerPlacedStruct))
+    with pytest.raises(AttributeError):  # as immutable as the frozen event it stands for
+        kept.seat = 2  # type: ignore[misc]
 
 
 def _resolver(item: SessionStep | ActivateConfig, number: int) -> Step:
