@@ -74,7 +74,8 @@ class RoundState:
     event_ids: frozenset[str] = frozenset()
 
     def folded(self) -> frozenset[int]:
-        """Seats whose last decision was a fold."""
+        """Seats that folded. A fold is always a seat's last decision (`check_decision` refuses
+        any decision after a fold or a continue action), so any fold among its decisions is it."""
         return frozenset(d.seat for d in self.decisions if d.action == "fold")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from streams.http.common import DEFAULT_PAGE, MAX_PAGE, MAX_POSITION
-from streams.http.openapi_schemas import Schema, ref
+from streams.http.openapi_schemas import Schema, query_param, ref
 
 _WHY: Final[dict[int, str]] = {
     400: "The body or query cannot be read (reason given; an ingest body is dead-lettered)",
@@ -46,16 +46,6 @@ def _operation(op_id: str, summary: str, roles: str, responses: Schema) -> Schem
     }
 
 
-def _query(name: str, schema: Schema, description: str) -> Schema:
-    return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": schema,
-        "description": description,
-    }
-
-
 def _path(name: str, description: str) -> Schema:
     schema = {"type": "string", "minLength": 1}
     return {
@@ -81,15 +71,15 @@ _IDEMPOTENCY_KEY: Final = {
 
 
 _PAGE: Final = [
-    _query(
+    query_param(
         "after",
-        {"type": "integer", "minimum": 0, "maximum": MAX_POSITION, "default": 0},
         "log position to read after",
+        {"type": "integer", "minimum": 0, "maximum": MAX_POSITION, "default": 0},
     ),
-    _query(
+    query_param(
         "limit",
-        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE},
         "at most this many rows",
+        {"type": "integer", "minimum": 1, "maximum": MAX_PAGE, "default": DEFAULT_PAGE},
     ),
 ]
 
@@ -137,7 +127,7 @@ def _read_paths() -> Schema:
         _responses("The hits", "HitList", 400, 401, 403),
     )
     status = {"enum": ["pending_validation", "validated", "paid"]}
-    hits["parameters"] = [_query("status", status, "only hits with this status")]
+    hits["parameters"] = [query_param("status", "only hits with this status", status)]
     meter = _operation(
         "getMeter", "One meter", roles, _responses("The meter", "Meter", 401, 403, 404)
     )
@@ -198,7 +188,7 @@ def _report_paths() -> Schema:
         "read_only, supervisor",
         responses,
     )
-    operation["parameters"] = [_query(name, text, why) for name, why in _REPORT_QUERY]
+    operation["parameters"] = [query_param(name, why, text) for name, why in _REPORT_QUERY]
     return {"/v1/reconciliation": {"get": operation}}
 
 

@@ -38,6 +38,18 @@ def ref(name: str) -> Schema:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
+def query_param(name: str, description: str, schema: Schema | None = None) -> Schema:
+    """An optional query parameter (a non-empty string unless `schema` says otherwise): one
+    spelling for the API's paths and the pages' documentation."""
+    return {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "schema": schema if schema is not None else {"type": "string", "minLength": 1},
+        "description": description,
+    }
+
+
 def _rewrite(node: object, prefix: str) -> Any:
     if isinstance(node, list):
         return [_rewrite(item, prefix) for item in node]

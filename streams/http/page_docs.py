@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from streams.http.openapi_schemas import query_param
+
 #: query parameter -> (lowest, highest) accepted by /signage
 SIGN_LIMITS: Final = {"stale_after_seconds": (1.0, 3600.0), "celebrate_seconds": (1.0, 300.0)}
 
@@ -11,12 +13,14 @@ SIGN_LIMITS: Final = {"stale_after_seconds": (1.0, 3600.0), "celebrate_seconds":
 def openapi_paths() -> dict[str, object]:
     """The OpenAPI 3.1 path items of these routes, for `streams.http.openapi` (the
     document-wide bearer scheme applies; ``token`` in the query is the alternative)."""
-    token = _param("token", "a read_only or supervisor token (EventSource sends no headers)")
-    meters = _param("meters", "comma-separated meter ids, in display order (default: all)")
-    tables = _param("tables", "comma-separated table ids: their linked meters (not with meters)")
+    token = query_param("token", "a read_only or supervisor token (EventSource sends no headers)")
+    meters = query_param("meters", "comma-separated meter ids, in display order (default: all)")
+    tables = query_param(
+        "tables", "comma-separated table ids: their linked meters (not with meters)"
+    )
     seconds = {"type": "number", "minimum": 1}
     sign = [
-        {**_param(name, f"seconds, {low:g} to {high:g}"), "schema": {**seconds, "maximum": high}}
+        query_param(name, f"seconds, {low:g} to {high:g}", {**seconds, "maximum": high})
         for name, (low, high) in SIGN_LIMITS.items()
     ]
     html_ok = {"description": "The page", "content": {"text/html": {"schema": {"type": "string"}}}}
@@ -41,23 +45,12 @@ def openapi_paths() -> dict[str, object]:
         "/v1/rounds/story": _get(
             "roundStory",
             "Every event of a recent round, with the controller's and the device's clocks",
-            [token, _param("table", "the table id"), _param("round", "the round id")],
+            [token, query_param("table", "the table id"), query_param("round", "the round id")],
             {
                 "description": "The round's events",
                 "content": {"application/json": {"schema": {"type": "object"}}},
             },
         ),
-    }
-
-
-def _param(name: str, description: str) -> dict[str, object]:
-    schema = {"type": "string", "minLength": 1}
-    return {
-        "name": name,
-        "in": "query",
-        "required": False,
-        "schema": schema,
-        "description": description,
     }
 
 

@@ -117,8 +117,7 @@ class Aggregator:
         """Delete this partition's windows that start before ``bounds``. Only keys of the
         record's own partition: a faust table writes a deletion to the changelog partition of
         the record being processed, which is where those keys live."""
-        if len(self.store) != self.indexed:
-            self._rescan()
+        self._fresh_index()
         suffix = f"|{partition}"
         for (kind, start), group in list(self.index.items()):
             if start >= bounds[kind]:
@@ -135,8 +134,7 @@ class Aggregator:
         """The stored windows (a restart finds them restored from the changelog): all, or the
         hours from ``since`` on and the gaming days from the one before ``since``'s. Keys are
         compared as text first: only the recent ones are parsed (a store holds every window)."""
-        if len(self.store) != self.indexed:
-            self._rescan()
+        self._fresh_index()
         if since is None:
             keys = [k for group in self.index.values() for k in group]
         else:
@@ -153,14 +151,19 @@ class Aggregator:
 
     def newest_hour(self) -> datetime | None:
         """The latest hour any stored window starts."""
-        if len(self.store) != self.indexed:
-            self._rescan()
+        self._fresh_index()
         starts = [start for kind, start in self.index if kind == "h"]
         return parse_at(max(starts)) if starts else None
 
     def _index(self, text: str, kind: str, start: str) -> None:
         self.index.setdefault((kind, start), set()).add(text)
         self.indexed += 1
+
+    def _fresh_index(self) -> None:
+        """Rebuild the index when the store holds other keys than it counted: a restart's
+        restore (faust fills the table from the changelog without this class seeing it)."""
+        if len(self.store) != self.indexed:
+            self._rescan()
 
     def _rescan(self) -> None:
         self.index, self.indexed = {}, 0
