@@ -5,7 +5,7 @@ contribution-rate alert over the committed events topic (`streams.scaleout.reads
 
     jackpot kafka readside --prefix floor1 [--day-starts 06:00] [--utc-offset=-05:00]
         [--metrics-port 9310] [--low 1/4] [--high 4] [--history 6] [--min-history 3]
-        [--keep-hours 168] [--keep-days 62] [--redis redis://host:6379/0]
+        [--keep-hours 168] [--keep-days 62] [--stall-exit 60] [--redis redis://host:6379/0]
 
 Runs until SIGTERM or SIGINT. Alerts go to ``<prefix>.readside-alerts`` (keyed by table, id
 ``{table}@{hour}``) and to ``jackpot_readside_contribution_alert{table}``. With ``--redis``
@@ -14,6 +14,8 @@ Runs until SIGTERM or SIGINT. Alerts go to ``<prefix>.readside-alerts`` (keyed b
 ``--keep-days`` gaming days behind the newest record of their partition are deleted (event time;
 `streams.scaleout.readside.aggregate.Retention`). A mistake in the
 options, or a prefix whose events topic does not exist, is one line on stderr and exit code 2.
+Exit code 3: faust stopped consuming (``--stall-exit`` seconds owning partitions with committed
+records nobody took; `streams.scaleout.readside.stall`): its supervisor starts it again.
 """
 
 from __future__ import annotations
@@ -49,6 +51,13 @@ def add_parser(kafka: Any) -> None:
     parser.add_argument("--min-history", type=int, default=3, help="playing hours it needs")
     parser.add_argument("--grace", type=float, default=5.0, help="minutes before an hour closes")
     parser.add_argument("--tick", type=float, default=5.0, help="seconds between reviews")
+    parser.add_argument(
+        "--stall-exit",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="exit 3 after this long given nothing while records wait (faust stall); 0 = never",
+    )
     parser.add_argument("--keep-hours", type=int, default=7 * 24, help="hourly windows kept")
     parser.add_argument("--keep-days", type=int, default=62, help="gaming-day windows kept")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus port; 0 = off")
@@ -82,8 +91,8 @@ def settings_from(args: argparse.Namespace) -> Any:
     if not (0 <= low < 1 < high) or args.history < 1 or not 1 <= args.min_history <= args.history:
         msg = "need 0 <= --low < 1 < --high and 1 <= --min-history <= --history"
         raise UsageError(msg)
-    if args.tick <= 0 or args.grace < 0:
-        msg = "--tick must be above 0 and --grace at least 0"
+    if args.tick <= 0 or args.grace < 0 or args.stall_exit < 0:
+        msg = "--tick must be above 0, --grace and --stall-exit at least 0"
         raise UsageError(msg)
     if args.keep_hours < args.history + 2 or args.keep_days < 2:
         msg = "need --keep-hours >= --history + 2 (the alert reads them) and --keep-days >= 2"
@@ -109,6 +118,7 @@ def settings_from(args: argparse.Namespace) -> Any:
         retention=Retention(args.keep_hours, args.keep_days),
         group=args.group,
         tick_s=args.tick,
+        stall_exit_s=args.stall_exit,
         metrics_port=args.metrics_port,
         metrics_host=args.metrics_host,
         redis_url=args.redis or "",

@@ -36,6 +36,7 @@ import faust
 from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.lag import waiting_partitions
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
@@ -45,6 +46,7 @@ from streams.scaleout.readside.aggregate import DaySpec, Retention
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
 from streams.scaleout.readside.publish import BoardPublisher
+from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +88,8 @@ class ReadSideSettings:
     retention: Retention = field(default_factory=Retention)
     group: str = ""
     tick_s: float = 5.0
+    #: exit (for the supervisor) after this long owning partitions with records left untaken
+    stall_exit_s: float = 60.0
     metrics_port: int = 0
     metrics_host: str = "127.0.0.1"
     #: where the surveillance page's board goes (`publish`); "" = nowhere
@@ -157,12 +161,14 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         settings.alerts_topic, partitions=1, key_serializer="raw", value_serializer="raw"
     )
     records = metrics.records
+    stall = StallWatch(settings.stall_exit_s)
 
     @app.agent(events)
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():
             message = event.message
             outcome = aggregator.take(message.value, message.partition, message.offset)
+            stall.took()
             records.labels(outcome).inc()
             if outcome == "applied" and surveillance.due(aggregator):
                 await review_now()  # an hour closed: checked now, even while catching up
@@ -177,12 +183,20 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
 
     publisher = _publisher(settings)
+    topic = events.get_topic_name()
+
+    def probe(partitions: list[int]) -> Waiting:
+        return waiting_partitions(settings.bootstrap, settings.app_id, topic, partitions)
 
     @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
     async def review() -> None:
         await review_now()  # the metrics, and hours that close while partitions are idle
         if publisher is not None:  # the page's board, from what the review read
             await publisher.publish_async(surveillance, complete=ownership.whole)
+        if settings.stall_exit_s > 0:
+            waiting = await check_stall(app, stall, ownership.owned, probe)
+            if waiting:
+                exit_stalled(topic, waiting, settings.stall_exit_s)
 
     _ = (aggregate, review)
     return ReadSide(app, aggregator, surveillance, metrics, publisher)
@@ -209,10 +223,13 @@ class Ownership:
     partitions: int
     whole: bool = False
     said: str = ""
+    owned: frozenset[int] = frozenset()
 
     def check(self, app: Any) -> bool:
         """Ask faust for the assignment now; log a change (nothing before the first)."""
-        owned = len({tp.partition for tp in app.consumer.assignment() if tp.topic == self.topic})
+        assigned = app.consumer.assignment()
+        self.owned = frozenset(tp.partition for tp in assigned if tp.topic == self.topic)
+        owned = len(self.owned)
         self.whole = owned == self.partitions
         state = "" if owned == 0 else "whole" if self.whole else f"{owned}"
         if state and state != self.said:
