@@ -2,13 +2,14 @@
 
 Ingest runs each table event through the schema check, the idempotency check and the core's
 fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
-state) — the checks for one item are in `streams.embedded.intake`, so this module is the
-orchestration: the lock, the batch, the append, the listeners, the snapshots. The whole batch's
-events are appended to the log in one atomic write. A failed write puts the session back at the
-state the batch started from, so the state never runs ahead of the log. A restart first walks the
-log's hash chain (a break stops the start with `LogTampered` naming the position), then loads the
-newest snapshot whose checksum and tag hold (its tables decoded when first used) and replays the
-log's tail; a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
+state) — the checks are in `streams.embedded.intake` (one item) and `streams.embedded.batch` (a
+batch, the log asked for its ids only when it matters), so this module is the orchestration: the
+lock, the batch, the append, the listeners, the snapshots. The whole batch's events are appended
+to the log in one atomic write. A failed write puts the session back at the state the batch
+started from, so the state never runs ahead of the log. A restart first walks the log's hash
+chain (a break stops the start with `LogTampered` naming the position), then loads the newest
+snapshot whose checksum and tag hold (its tables decoded when first used) and replays the log's
+tail; a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
