@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import random
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from tests.controller.fast.differential import simulated
 from tests.controller.scenario_builders import PA
 from tests.streams.embedded.reference_submit import ReferenceController, reference_encoding
 
+ROOT = Path(__file__).resolve().parents[3]
 NOW = "2026-12-02T00:00:00.000Z"
 FUTURE = "2099-01-01T00:00:00.000Z"
 Batch = tuple[list[object], str]  # the items and the table the submitter may not post for
@@ -112,9 +114,9 @@ def batches(items: list[object], seed: int) -> list[Batch]:
     return out
 
 
-def run(engine: EmbeddedController, work: list[Batch]) -> list[list[Outcome]]:
+def run(engine: EmbeddedController, work: list[Batch], config: str) -> list[list[Outcome]]:
     """Every batch's answers (the input deep-copied: neither engine may see the other's)."""
-    engine.start(PA, "floor.toml")
+    engine.start(config, "floor.toml")
     answers = []
     for items, refused in copy.deepcopy(work):
         answers.append(engine.submit(items, _scope(refused) if refused else None))
@@ -135,7 +137,7 @@ def records(log: EventLog) -> list[tuple[int, str, bytes, str]]:
     return [(r.position, r.key, r.payload, r.received_at) for r in log.read()]
 
 
-def both(work: list[Batch], fast_log: Log, reference_log: Log) -> Counter[str]:
+def both(work: list[Batch], fast_log: Log, reference_log: Log, config: str = PA) -> Counter[str]:
     """Run ``work`` through both engines; require the same answers, records and state."""
     fast = EmbeddedController(
         fast_log, fast_log, clock=lambda: NOW, monotonic=_ticks(), snapshot_every=10**9
@@ -144,8 +146,8 @@ def both(work: list[Batch], fast_log: Log, reference_log: Log) -> Counter[str]:
         reference_log, reference_log, clock=lambda: NOW, monotonic=_ticks(), snapshot_every=10**9
     )
     with reference_encoding():
-        expected = run(reference, work)
-    assert run(fast, work) == expected
+        expected = run(reference, work, config)
+    assert run(fast, work, config) == expected
     assert records(fast_log) == records(reference_log)
     assert fast.state == reference.state
     assert fast.liveness._last == reference.liveness._last  # each table last heard at one submit
@@ -173,6 +175,20 @@ def test_a_floor_without_retries_never_asks_the_log_for_its_ids() -> None:
     seen = both([(items[i : i + 100], "") for i in range(0, 1_000, 100)], log, MemoryLog())
     assert seen == Counter({"accepted:": 1_000})
     assert log.asked == 0
+
+
+def test_every_example_events_file_gives_the_same_answers_records_and_state() -> None:
+    """Each file one batch, then all of them again in one (every item a duplicate)."""
+    files = sorted((ROOT / "examples" / "events").glob("*.jsonl"))
+    work: list[Batch] = [
+        ([json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()], "")
+        for path in files
+    ]
+    work.append(([item for items, _ in work for item in items], ""))
+    config = (ROOT / "examples" / "pa-three-card-poker.toml").read_text(encoding="utf-8")
+    seen = both(work, MemoryLog(), MemoryLog(), config)
+    assert len(files) == 4
+    assert seen["duplicate:already accepted"] == seen["accepted:"] == 66
 
 
 def test_on_sqlite_a_retried_batch_is_decided_again_knowing_the_log(tmp_path: Path) -> None:
