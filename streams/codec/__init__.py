@@ -92,8 +92,9 @@ def encode(event: Event) -> bytes:
     return _plain_ascii_bytes(plain) or _ENCODER.encode(plain).encode()
 
 
-def _plain_ascii_bytes(plain: dict[str, object]) -> bytes | None:
-    """msgspec's bytes for ``plain`` when they are printable ASCII throughout, else None."""
+def _plain_ascii_bytes(plain: object) -> bytes | None:
+    """msgspec's bytes for ``plain`` (a dict, or a record struct of `streams.codec.writer`)
+    when they are printable ASCII throughout, else None."""
     if _FAST_ENCODER is None:
         return None
     try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,7 +79,7 @@ def test_big_numbers_and_award_shares_are_written_with_the_reference_bytes(
 def test_a_plan_holds_the_readable_dicts_keys_and_values(event: object) -> None:
     """Beyond the bytes: the same keys (an omitted field stays omitted) and, tuples aside, the
     same values."""
-    planned = PLANS[type(event)](event)
+    planned = msgspec.to_builtins(PLANS[type(event)](event))  # a struct's omitted fields left out
     readable = event_to_dict(event)  # type: ignore[arg-type]
     assert planned.keys() == readable.keys()
     assert json.loads(json.dumps(planned, default=_share)) == json.loads(json.dumps(readable))
