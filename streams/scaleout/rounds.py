@@ -137,7 +137,8 @@ class RoundProcessor:
                 return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=None)
             heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
             return Processed("heartbeat", record.stamped(pos) if record else None, heard)
-        digest = _digest(event)
+        encoded = encode(event)  # once: the digest and the events topic's record share it
+        digest = hashlib.blake2b(encoded, digest_size=8).hexdigest()
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
             heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)
@@ -150,7 +151,7 @@ class RoundProcessor:
             steps = decide_table(self._config, table, event)
         except RuleViolation as exc:
             return self._reject(record, key=key, raw=raw, reason=str(exc), pos=pos, event=event)
-        return self._accept(record, event, steps, pos, digest)
+        return self._accept(record, event, steps, pos, (encoded, digest))
 
     @staticmethod
     def _parse(raw: bytes, key: str | None) -> TableEvent | Heartbeat:
@@ -170,11 +171,12 @@ class RoundProcessor:
         event: TableEvent,
         steps: tuple[TableStep, ...],
         pos: SourcePos,
-        digest: str,
+        encoded: tuple[bytes, str],
     ) -> Processed[TableRecord]:
-        names, table_id = self._names, event.table_id
+        """The event (``encoded``: its log bytes and their digest), its steps and its state."""
+        names, table_id, (value, digest) = self._names, event.table_id, encoded
         table = evolve_table(record.table if record else None, event)
-        outputs = [event_output(names.events, table_id, event, event.event_id)]
+        outputs = [Output(names.events, table_id, value, event.event_id)]  # `event_output`'s
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
             if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
@@ -239,11 +241,6 @@ def _fields(raw: bytes) -> dict[str, object]:
     except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _digest(event: TableEvent) -> str:
-    """A short digest of the event's canonical form (what the embedded engine compares)."""
-    return hashlib.blake2b(encode(event), digest_size=8).hexdigest()
 
 
 def _text(value: object) -> str:
