@@ -37,7 +37,7 @@ typecheck: $(STAMP) ## mypy --strict over the code and the tests
 	$(VENV)/bin/mypy --strict
 
 unit: $(STAMP) ## fast tests only (no services, no slow exhaustive counts)
-	$(VENV)/bin/pytest -q -m "not integration and not slow"
+	$(VENV)/bin/pytest -q -m "not integration and not slow" -n auto
 
 services-up: $(STAMP) ## start the Kafka broker and Redis on loopback
 	scripts/kafka.sh start && scripts/redis.sh start
