@@ -23,6 +23,8 @@ BENCHMARKS: dict[str, str] = {
     "kafka": "bench.kafka",
     # wagers_locked -> meter events read_committed at 2,000 events/s, one worker (a broker).
     "kafka-latency": "bench.kafka_latency",
+    # The worker's two processors without a broker: CPU µs per event against json.loads only.
+    "kafka-procs": "bench.kafka_procs",
     # The signage projector's row needs a broker and Redis (REDIS_URL); else skipped.
     "kafka-signage": "bench.kafka_signage",
     # The faust read side against a plain consumer; needs a broker, else skipped.

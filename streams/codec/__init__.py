@@ -23,10 +23,12 @@ try:  # the fast JSON reader; the base install reads with json alone
 
     from streams.codec import records
     from streams.codec.log_decode import fast_decode
+    from streams.codec.writer import PLANS
 except ModuleNotFoundError:  # pragma: no cover - exercised by the wheel check without extras
     msgspec = None  # type: ignore[assignment]
     fast_decode = None  # type: ignore[assignment]
     records = None  # type: ignore[assignment]
+    PLANS = {}
 
 from controller.codec import event_from_dict, event_to_dict
 from controller.fast import Session
@@ -77,19 +79,28 @@ _FAST_ENCODER = None if msgspec is None else msgspec.json.Encoder(order="sorted"
 
 
 def encode(event: Event) -> bytes:
-    """An event as the log stores it: compact, key-sorted JSON (`reference_encode`'s bytes)."""
+    """An event as the log stores it: compact, key-sorted JSON (`reference_encode`'s bytes).
+    Its dict comes from the class's plan (`streams.codec.writer`) when msgspec writes it; a record
+    that needs an escape is written by `json` from `event_to_dict`, the readable dict."""
+    plan = PLANS.get(type(event))
+    if plan is not None:
+        fast = _plain_ascii_bytes(plan(event))
+        if fast is not None:
+            return fast
+        return reference_encode(event)
     plain = event_to_dict(event)
     return _plain_ascii_bytes(plain) or _ENCODER.encode(plain).encode()
 
 
-def _plain_ascii_bytes(plain: dict[str, object]) -> bytes | None:
-    """msgspec's bytes for ``plain`` when they are printable ASCII throughout, else None."""
+def _plain_ascii_bytes(plain: object) -> bytes | None:
+    """msgspec's bytes for ``plain`` (a dict, or a record struct of `streams.codec.writer`)
+    when they are printable ASCII throughout, else None."""
     if _FAST_ENCODER is None:
         return None
     try:
         out = _FAST_ENCODER.encode(plain)
-    except ValueError:  # a lone surrogate (a refused input's id may hold one): json escapes it
-        return None
+    except (ValueError, TypeError, OverflowError):  # a lone surrogate (a refused input's id may
+        return None  # hold one): json escapes it; anything else msgspec refuses, json says why
     if out.isascii() and b"\\" not in out and b"\x7f" not in out:
         return out
     return None

@@ -2,13 +2,14 @@
 
 Ingest runs each table event through the schema check, the idempotency check and the core's
 fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
-state) — the checks for one item are in `streams.embedded.intake`, so this module is the
-orchestration: the lock, the batch, the append, the listeners, the snapshots. The whole batch's
-events are appended to the log in one atomic write. A failed write puts the session back at the
-state the batch started from, so the state never runs ahead of the log. A restart first walks the
-log's hash chain (a break stops the start with `LogTampered` naming the position), then loads the
-newest snapshot whose checksum and tag hold (its tables decoded when first used) and replays the
-log's tail; a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
+state) — the checks are in `streams.embedded.intake` (one item) and `streams.embedded.batch` (a
+batch, the log asked for its ids only when it matters), so this module is the orchestration: the
+lock, the batch, the append, the listeners, the snapshots. The whole batch's events are appended
+to the log in one atomic write. A failed write puts the session back at the state the batch
+started from, so the state never runs ahead of the log. A restart first walks the log's hash
+chain (a break stops the start with `LogTampered` naming the position), then loads the newest
+snapshot whose checksum and tag hold (its tables decoded when first used) and replays the log's
+tail; a bad or unauthenticated snapshot is ignored and the state rebuilt from the whole log.
 """
 
 from __future__ import annotations
@@ -24,21 +25,31 @@ import msgspec
 from controller.config.floor import FloorConfig
 from controller.fast import Session
 from controller.model.commands import ActivateConfig, OperatorCommand
-from controller.model.errors import CorruptSnapshot, RuleViolation, StoreUnavailable
+from controller.model.errors import (
+    CorruptSnapshot,
+    DuplicateRecord,
+    RuleViolation,
+    StoreUnavailable,
+)
 from controller.model.events import Event, EventRejected
 from controller.model.state import FloorState
-from controller.model.table_events import TableEventBase
 from streams.clock import utc_now
 from streams.codec import MAX_RAW_KEPT, decode, encode, fold_into, record_key
 from streams.embedded import arming
+from streams.embedded.batch import Context, Decided, decide_batch
 from streams.embedded.dead_letter import refused_command
-from streams.embedded.intake import Outcome, Scope, Status, admit, logged_payloads, refuse
+from streams.embedded.intake import Outcome, Scope, Status, logged_payloads, refuse
 from streams.embedded.received import latest_allowed
 from streams.embedded.snapshot import decode_table, encode_snapshot, load_snapshot
 from streams.liveness.tracker import LivenessTracker
 from streams.ports import ChainedLog, EventLog, LogRecord, SnapshotStore
 
 Listener = Callable[[Sequence[Event]], None]
+
+
+class _LogKnows(Exception):
+    """A batch decided without asking the log holds an id the log knows: decide it again."""
+
 
 __all__ = ["EmbeddedController", "Listener", "Outcome", "Scope", "Status"]
 
@@ -137,36 +148,37 @@ class EmbeddedController:
         """Validate, de-duplicate and decide a batch of raw table events; append it atomically.
 
         An item ``scope`` refuses for its table is dead-lettered with that reason, like any other
-        refused input, before it can be noted, de-duplicated or decided."""
+        refused input, before it can be noted, de-duplicated or decided. The batch is decided
+        first without asking the log for its ids (`streams.embedded.batch`); if the log holds one
+        it decided, the session goes back and the batch is decided again knowing them."""
         with self._lock:
-            outcomes, batch, events = [], [], []
-            raws = list(raws)
-            seen: dict[str, bytes] = logged_payloads(self._log, raws)
-            heard: list[str] = []
-            now = self._clock()
+            raws, now = list(raws), self._clock()
             latest = latest_allowed(self._session.partial_state(), now)  # the configuration
+            ctx = Context(lambda: self._session, self._arm, scope, self._clock, now, latest)
+            try:
+                decided, position = self._decide_and_append(raws, None, ctx)
+            except _LogKnows:
+                logged = logged_payloads(self._log, raws)
+                decided, position = self._decide_and_append(raws, logged, ctx)
+            self._appended(position, decided.events)
+            self.liveness.heard(dict.fromkeys(decided.heard))  # after the append: it is durable
+            return decided.outcomes
+
+    def _decide_and_append(
+        self, raws: list[object], logged: dict[str, bytes] | None, ctx: Context
+    ) -> tuple[Decided, int | None]:
+        """Decide and append one batch; `_LogKnows` (the session put back, nothing appended) if
+        it was decided without ``logged`` and the log holds one of the ids it decided."""
+        try:
             with self._undo_on_error():
-                for raw in raws:
-                    outcome, produced, payload = admit(
-                        self._session,
-                        raw,
-                        seen,
-                        heard,
-                        scope=scope,
-                        clock=self._clock,
-                        latest=latest,
-                    )
-                    outcomes.append(outcome)
-                    produced = (*produced, *(self._arm() if produced else ()))
-                    for index, event in enumerate(produced):
-                        dedupe = event.event_id if isinstance(event, TableEventBase) else ""
-                        encoded = payload if index == 0 and payload is not None else encode(event)
-                        batch.append(LogRecord(record_key(event), encoded, dedupe, now))
-                        events.append(event)
-                position = self._append(batch)
-            self._appended(position, events)
-            self.liveness.heard(heard)  # after the append: a failed write raised before
-            return outcomes
+                decided = decide_batch(raws, logged, ctx)
+                if decided.unsure and self._log.payloads_of(decided.unsure):
+                    raise _LogKnows
+                return decided, self._append(decided.records)
+        except DuplicateRecord:
+            if logged is None:
+                raise _LogKnows from None
+            raise
 
     def record_rejection(self, raw_text: str, reason: str) -> Outcome:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""

@@ -2,10 +2,12 @@
 
 Each raw item is checked in a fixed order — the schema, the submitter's scope, heartbeat or
 event, the duplicate check against the log, the received-time bound — before the core decides
-it; the first check that fails dead-letters it with its reason. Kept apart from
-`streams.embedded.engine` so the engine reads as the orchestration (lock, batch, append,
-listeners, snapshots) and this as the rules for one item. Plain functions over the session the
-engine hands in: they advance the session when the item is decided, and never touch the log.
+it; the first check that fails dead-letters it with its reason. `admit` is those rules for one
+item, as a reader checks them; the engine decides a whole batch by the same checks in
+`streams.embedded.batch` (with less bookkeeping per item), and
+``tests/streams/embedded/test_batch_differential.py`` holds the two to the same answers and log
+records. Plain functions over the session the engine hands in: they advance the session when the
+item is decided, and never touch the log.
 """
 
 from __future__ import annotations

@@ -66,8 +66,15 @@ class MeterRecord:
     diverts: Mapping[str, int] = field(default_factory=dict)
     hold: str = ""
 
+    # The constructor, not `dataclasses.replace`: it ran two or three times per claim and was a
+    # fifth of the processor's time.
     def stamped(self, pos: SourcePos) -> MeterRecord:
-        return replace(self, partition=pos.partition, offset=pos.offset)
+        return MeterRecord(
+            self.meter, self.marks, pos.partition, pos.offset, self.diverts, self.hold
+        )
+
+    def with_meter(self, meter: MeterState) -> MeterRecord:
+        return MeterRecord(meter, self.marks, self.partition, self.offset, self.diverts, self.hold)
 
 
 def meter_record_to_bytes(record: MeterRecord) -> bytes:
@@ -146,7 +153,9 @@ class MeterProcessor:
         if isinstance(event, ContributionRecorded):
             record = self._mystery_hit(record, definition, event, op, outputs)
         marks = {**record.marks, op.table_id: (op.table_seq, op.index)}
-        stored = replace(record, marks=marks, partition=pos.partition, offset=pos.offset)
+        stored = MeterRecord(
+            record.meter, marks, pos.partition, pos.offset, record.diverts, record.hold
+        )
         return Processed("applied", stored, (*outputs,))
 
     def _divert(
@@ -163,7 +172,9 @@ class MeterProcessor:
             return Processed("duplicate", record.stamped(pos), (*outputs,))
         record = self._apply(record, decide_meter(record.meter, definition, op.claim), outputs)
         diverts = {**record.diverts, source: op.from_seq}
-        stored = replace(record, diverts=diverts, partition=pos.partition, offset=pos.offset)
+        stored = MeterRecord(
+            record.meter, record.marks, pos.partition, pos.offset, diverts, record.hold
+        )
         return Processed("applied", stored, (*outputs,))
 
     def _armed(
@@ -223,7 +234,7 @@ class MeterProcessor:
         onward = divert_output(names.meter_claims, event)
         if onward is not None:  # in this batch's transaction, with the event that diverts
             outputs.append(onward)
-        return replace(record, meter=meter)
+        return record.with_meter(meter)
 
 
 def _source(op: MeterOp) -> str:

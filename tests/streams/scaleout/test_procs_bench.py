@@ -1,0 +1,26 @@
+"""The "kafka-procs" bench row (`bench.kafka_procs`) runs without services: both processors, each
+against a json.loads pass of its own inputs, and main's copy alongside when asked."""
+
+from __future__ import annotations
+
+from bench import BENCHMARKS, kafka_procs
+from bench.common import PRESETS
+
+
+def test_the_row_reports_both_processors_against_parsing() -> None:
+    assert BENCHMARKS["kafka-procs"] == "bench.kafka_procs"
+    rows = kafka_procs.run_rows(PRESETS["tiny"])
+    assert [row.name for row in rows] == [
+        "kafka round processor, no broker",
+        "kafka meter processor, no broker",
+    ]
+    for row in rows:
+        assert row.value > 0
+        assert row.reference is not None
+        assert 0 < row.reference < row.value  # a processor does more than parse its input
+
+
+def test_mains_processors_can_run_alongside() -> None:
+    got = kafka_procs.measure(300, 7, 1, versus="tests.streams.scaleout.mainref")
+    assert set(got) >= {"round", "meter", "versus_round", "versus_meter", "claims"}
+    assert got["claims"][0] > 0

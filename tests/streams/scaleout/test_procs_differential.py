@@ -1,0 +1,73 @@
+"""The worker's processors against main's (`tests.streams.scaleout.mainref`), byte for byte.
+
+The round and meter processors were made faster (encoding, state handling, the decider); the hard
+rule is that nothing a reader or a restart sees changes: every output record (topic, key, value
+bytes, dedupe id), every stored state record, every outcome, and what a redelivery or a crash
+does. `procs_harness.Pair` runs both the way the worker does (batches, state from the batch
+first, changelog bytes per batch, rewinds, crashes and restores) and compares every step.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.model.state import TableState
+from controller.model.table_events import RoundSettled
+from streams.scaleout.fast_settle import FastSettle
+from tests.streams.scaleout.procs_harness import disturbed, run_floor
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+PLAIN = (EXAMPLES / "pa-three-card-poker.toml").read_text("utf-8")
+DEMO = (EXAMPLES / "pa-three-card-poker-demo.toml").read_text("utf-8")  # ceiling, mystery
+MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    forced=st.sampled_from([0.0, 0.3, 0.8]),
+    batch=st.integers(1, 60),
+    text=st.sampled_from([PLAIN, DEMO, MYSTERY]),
+)
+def test_any_disturbed_floor_gives_mains_bytes(
+    seed: int, forced: float, batch: int, text: str
+) -> None:
+    lines = list(disturbed(text, 250, seed, forced))
+    outcomes = run_floor(text, lines, seed, batch)
+    assert outcomes["accepted"] > 0
+
+
+@pytest.mark.parametrize("text", [PLAIN, DEMO, MYSTERY], ids=["plain", "demo", "mystery"])
+def test_a_long_floor_with_every_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """3,000 events with a high share of forced jackpot hands: hits, splits and envy occur, and
+    every outcome of both processors (the test fails if a path went unexercised), settlements
+    decided by the fast path (not all of them left to the reference)."""
+    answers: Counter[str] = Counter()
+    steps = FastSettle.steps
+
+    def counted(self: FastSettle, table: TableState | None, event: RoundSettled) -> object:
+        got = steps(self, table, event)
+        answers["reference" if got is None else ("awards" if got else "none")] += 1
+        return got
+
+    monkeypatch.setattr(FastSettle, "steps", counted)
+    lines = list(disturbed(text, 3_000, 20261202, 0.3))
+    outcomes = run_floor(text, lines, 7, 200)
+    for outcome in ("accepted", "duplicate", "rejected", "heartbeat", "redelivered", "applied"):
+        assert outcomes[outcome] > 0, outcomes
+    assert answers["awards"] > 10, answers
+    assert answers["none"] > answers["reference"], answers
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", [PLAIN, DEMO, MYSTERY], ids=["plain", "demo", "mystery"])
+def test_a_floors_worth_of_events(text: str) -> None:
+    """30,000 events per configuration, batches of 500 as the worker takes them."""
+    lines = list(disturbed(text, 30_000, 4242, 0.3))
+    outcomes = run_floor(text, lines, 11, 500)
+    assert outcomes["accepted"] > 25_000, outcomes
