@@ -27,7 +27,8 @@ requires the same event bytes and the same state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import Any, Final, cast
 
 from controller.fast import Session
@@ -38,6 +39,7 @@ from controller.model.events import Event
 from controller.model.table_events import TableEvent, from_contract
 from streams.door.contract_structs import (
     DecisionStruct,
+    EventStruct,
     RoundHead,
     RoundOpenedStruct,
     RoundStruct,
@@ -86,12 +88,12 @@ def run_lines(
 ) -> list[Emitted]:
     """`Session.run` over the table events the lines hold: every event produced, in order. A
     line ``read`` refuses raises what it raises (the events before it are then lost, as with
-    `Session.run` over a command that raises)."""
+    `Session.run` over a command that raises). ``lines`` is read up to `_CHUNK` lines ahead of
+    the decisions (`_decoded`)."""
     out: list[Emitted] = []
     extend = out.extend
     direct = _DIRECT
-    for line in lines:
-        struct = try_decode_line(line)
+    for line, struct in _decoded(lines):
         decider = direct.get(type(struct))
         if decider is not None and not session.pending:
             events = decider(session, struct)
@@ -105,6 +107,21 @@ def run_lines(
         else:  # not vouched for, or a heartbeat (no table event: `read` refuses it)
             extend(session.step(read(line)))
     return out
+
+
+def _decoded(lines: Iterable[bytes]) -> Iterator[tuple[bytes, EventStruct | None]]:
+    """Each line with its struct (None: not vouched for), decoded `_CHUNK` lines at a time: the
+    decoder's and the session's code each stay hot in the processor's caches for a while
+    (one line each, the same work measured ~1-2 µs an event slower in wall time on this host,
+    for the same instructions). Decoding reads no state, so only the order of the answers
+    matters, and it is kept."""
+    decode = try_decode_line
+    pending = iter(lines)
+    while chunk := list(islice(pending, _CHUNK)):
+        yield from zip(chunk, [decode(line) for line in chunk], strict=True)
+
+
+_CHUNK: Final = 512
 
 
 def _protocols(
