@@ -12,8 +12,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaException, TopicPartition
 
+from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.read import read_partition
 from streams.adapters.kafka.security import client_settings
 
 logger = logging.getLogger(__name__)
@@ -25,7 +27,7 @@ def waiting_partitions(
     """The partitions with a committed record at or after ``group``'s committed offset (from the
     beginning where it has none): partition -> (committed offset, -1 for none; the first such
     record's offset). The probe joins no group (it never subscribes) and commits nothing. On a
-    broker error it answers {} (no evidence of a stall) and logs why."""
+    broker error or a read that times out it answers {} (no evidence of a stall) and logs why."""
     consumer = Consumer(
         {
             "bootstrap.servers": bootstrap,
@@ -42,7 +44,7 @@ def waiting_partitions(
         committed = consumer.committed(asked, timeout=timeout) if asked else []
         firsts = {tp.partition: (tp.offset, _first(consumer, tp, timeout)) for tp in committed}
         return {p: (max(at, -1), first) for p, (at, first) in firsts.items() if first is not None}
-    except KafkaException as exc:
+    except (KafkaException, StoreUnavailable) as exc:
         logger.warning("stall probe of %s for group %s failed: %s", topic, group, exc)
         return {}
     finally:
@@ -51,21 +53,8 @@ def waiting_partitions(
 
 def _first(consumer: Consumer, committed: TopicPartition, timeout: float) -> int | None:
     """The offset of the first committed record at or after ``committed.offset`` (negative:
-    none committed, so from the beginning); None if there is none."""
-    offset = committed.offset
-    _low, high = consumer.get_watermark_offsets(committed, timeout)
-    if offset >= 0 and offset >= high:
-        return None
-    start = offset if offset >= 0 else OFFSET_BEGINNING
-    consumer.assign([TopicPartition(committed.topic, committed.partition, start)])
-    try:
-        for message in iter(lambda: consumer.poll(timeout), None):
-            error = message.error()
-            if error is None:
-                return message.offset()
-            if error.code() == KafkaError._PARTITION_EOF:
-                return None
-            raise KafkaException(error)
-        return None  # nothing within the timeout: no evidence
-    finally:
-        consumer.unassign()
+    none committed, so from the earliest); None if there is none."""
+    start = committed.offset if committed.offset >= 0 else None
+    records = read_partition(consumer, committed.topic, committed.partition, start, timeout)
+    first = next(records, None)
+    return None if first is None else first.offset()

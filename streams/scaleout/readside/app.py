@@ -183,7 +183,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
             metrics.alerts.labels(alert.table_id, alert.reason).inc()
 
     publisher = _publisher(settings)
-    topic = events.get_topic_name()
+    topic = ownership.topic
 
     def probe(partitions: list[int]) -> Waiting:
         return waiting_partitions(settings.bootstrap, settings.app_id, topic, partitions)

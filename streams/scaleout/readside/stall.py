@@ -29,7 +29,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 logger = logging.getLogger(__name__)
@@ -51,18 +51,18 @@ class StallWatch:
 
     limit_s: float
     since: float = 0.0  # when the current quiet stretch began (monotonic seconds)
-    taken: int = 0
-    _seen: int = field(default=-1, repr=False)
+    #: a record was taken since the last `due` (the first call starts a stretch too)
+    heard: bool = True
 
     def took(self) -> None:
-        self.taken += 1
+        self.heard = True
 
     def due(self, now: float, *, owning: bool, settled: bool) -> bool:
         """Whether the quiet stretch reached the limit. It starts again after a record, while
         the process owns nothing, and while it rebalances or restores (a long restore is not a
         stall)."""
-        if self.taken != self._seen or not owning or not settled:
-            self._seen, self.since = self.taken, now
+        if self.heard or not owning or not settled:
+            self.heard, self.since = False, now
             return False
         return now - self.since >= self.limit_s
 
