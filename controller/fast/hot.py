@@ -15,16 +15,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.fast import settle_check
 from controller.fast.build import builder
 from controller.fast.records import Round, Table
-from controller.fast.settle import settle
+from controller.fast.settle_gate import sure_steps
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
     ContributionRecorded,
-    EnvyAwarded,
     Event,
     FixedAwarded,
     ProgressiveHit,
@@ -255,33 +253,23 @@ def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
 
 
 def decide_settle(s: Session, e: RoundSettled) -> Answer:
-    """The reference's settlement checks (`check_settlement`, mirrored on card numbers by
-    `settle_check.read`), the awards by `settle` (the reference's `settle_round`, mirrored on
-    the mutable round); meter hits priced by `decide_meter` against the meter as it stands at
+    """The reference's settlement checks and awards as `settle_gate.sure_steps` finds them
+    (`check_settlement` mirrored on card numbers, `settle_round` on the mutable round); meter
+    hits priced by `decide_meter` against the meter as it stands at
     each one's turn (649a.12(e)(4))."""
     head = _head(s, e)
     config = s.config
     if head is None or config is None:
         return None
     facts, table, current = head
-    rules = GAMES.get(current.game)
-    if current.phase != "locked" or rules is None:
+    steps = sure_steps(config, facts, current, e, s.meter_def)
+    if steps is None:
         return None
-    try:
-        cards = settle_check.read(facts, rules, current, e)
-        if cards is None:
-            return None
-        steps = settle(config, facts.definition, current, e, cards=cards, meter_facts=s.meter_def)
-    except Exception:  # the reference repeats it and answers (or raises) the same
-        return None
-    for step in steps:
+    for step in steps:  # a hit is priced on its meter as this session holds it
         if isinstance(step, HitClaim):
-            rates = s.meter_def(step.meter_id)
             meter = s.meter(step.meter_id)
-            if rates is None or not rates.hot or meter is None or meter.retired:
+            if meter is None or meter.retired:
                 return None
-        elif type(step) is not FixedAwarded and type(step) is not EnvyAwarded:
-            return None
     out: list[Event] = [e]
     current.phase = "settled"
     _accept(s, table, current, e)

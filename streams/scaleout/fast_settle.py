@@ -3,23 +3,19 @@
 A settlement was half of what `controller.rules.table.decide_table` costs the round processor
 (card parsing, hand forming, Envy Bonus checks). `controller.fast.settle` mirrors the reference's
 `check_settlement` and `settle_round` step for step on card numbers, proven equal by
-``tests/controller/fast/``; the session answers with it exactly when this module does
-(`controller.fast.hot.decide_settle`): a locked round that the event names, a newer seq, an id not
-seen in the round, a known game and table, the cards readable and the counts right, every hit on
-a plain ("hot") meter. In every other case, and on any exception, `steps` answers None and the
-processor asks the reference, which then accepts or words the refusal as it always did.
+``tests/controller/fast/``. Here, as in the session (`controller.fast.hot.decide_settle`), the
+round must be the one the event names, with a newer seq and an id not seen in it, at a known
+table; then `controller.fast.settle_gate.sure_steps` decides whether the fast path is sure. In
+every other case `steps` answers None and the processor asks the reference, which then accepts
+or words the refusal as it always did.
 """
 
 from __future__ import annotations
 
 from controller.config.floor import FloorConfig
-from controller.fast import settle_check
 from controller.fast.records import Round
-from controller.fast.settle import settle
+from controller.fast.settle_gate import sure_steps
 from controller.fast.tables import MeterFacts, TableFacts
-from controller.meter import HitClaim
-from controller.model.events import EnvyAwarded, FixedAwarded
-from controller.model.games import GAMES
 from controller.model.state import TableState
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep
@@ -44,32 +40,16 @@ class FastSettle:
             or current is None
             or facts is None
             or current.round_id != event.round_id
-            or current.phase != "locked"
             or event.seq <= table.last_seq
             or event.event_id in current.event_ids
         ):
             return None
-        rules = GAMES.get(current.game)
-        if rules is None:
-            return None
         try:
             live = Round.thaw(current).indexed()
-            cards = settle_check.read(facts, rules, live, event)
-            if cards is None:
-                return None
-            steps = settle(
-                self._config, facts.definition, live, event, cards=cards, meter_facts=self._meter
-            )
-        except Exception:
+        except Exception:  # the reference answers (or raises) the same
             return None
-        return tuple(steps) if all(self._sure(step) for step in steps) else None
-
-    def _sure(self, step: SettlementStep) -> bool:
-        """A step of the kinds the fast path is proven on (a hit on a plain meter only)."""
-        if isinstance(step, HitClaim):
-            facts = self._meter(step.meter_id)
-            return facts is not None and facts.hot
-        return type(step) is FixedAwarded or type(step) is EnvyAwarded
+        steps = sure_steps(self._config, facts, live, event, self._meter)
+        return None if steps is None else tuple(steps)
 
     def _table(self, table_id: str) -> TableFacts | None:
         if table_id not in self._tables:
