@@ -13,6 +13,12 @@ position always match. Should they disagree for good (offsets moved by an operat
 the mark wins and the worker says so: records after it are processed again and re-emit their
 outputs under the same dedupe ids (`streams.scaleout.records`), which readers fold once.
 
+**Migrated.** A batch the group coordinator refused because the group moved to a new generation
+while it was in flight (`streams.adapters.kafka.transactions.migration`) is aborted and the loop
+goes on with the same consumer and producer (`recover`): the aborted batch's partitions still
+owned are taken again as on assignment (committed offset, changelog, agreement), and every owned
+partition is consumed again from the progress its state reflects.
+
 **Revoked / lost.** The loop's open transaction, if any, is aborted first (`TxLoop.abandon`), then
 the partitions' state is dropped; the new owner restores it from the changelog. An assignment
 settles the loop's transaction the same way before it fetches the committed offsets. An
@@ -31,6 +37,7 @@ from typing import Any
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPartition
 
 from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.read import reader
 from streams.scaleout.store import Lane, PartitionState, restore
 
 LOG = logging.getLogger("jackpot.kafka.worker")
@@ -48,6 +55,11 @@ def described(partitions: Iterable[TopicPartition]) -> str:
     return " ".join(f"{t}{sorted(ps)}" for t, ps in sorted(by_topic.items()))
 
 
+def listed(partitions: Iterable[Where]) -> str:
+    """`described` for (topic, partition) pairs; "no partition" for none."""
+    return described(TopicPartition(t, p) for t, p in partitions) or "no partition"
+
+
 class Ownership:
     """The owned partitions' state, kept in step with the group's assignment."""
 
@@ -61,6 +73,7 @@ class Ownership:
         self._bootstrap, self._consumer, self._lanes = bootstrap, consumer, lanes
         self._on_revoke = on_revoke
         self.states: dict[Where, PartitionState[Any]] = {}
+        self._watermarks: Consumer | None = None  # the lag reader (`lag`)
         #: set before the consumer is closed: its close may still deliver an assignment, which
         #: is then not restored (its committed-offset fetch hung there for minutes)
         self.closing = False
@@ -151,6 +164,54 @@ class Ownership:
                 committed,
             )
         return OFFSET_BEGINNING
+
+    def recover(self, touched: Iterable[Where]) -> list[Where]:
+        """After an aborted batch (migrated, see the module docstring): the state of its
+        partitions still owned read again from the changelogs (committed batches only; the
+        in-memory state took the aborted batch's records) and every owned partition sought back
+        to the progress its state reflects (the consumer is past the aborted batch's records and
+        those of the batch decided meanwhile); the partitions taken again."""
+        again = sorted({where for where in touched if where in self.states})
+        taken = self._take([TopicPartition(t, p) for t, p in again]) if again else []
+        positions = {(tp.topic, tp.partition): tp.offset for tp in taken}
+        try:
+            for where, state in self.states.items():
+                start = state.progress if state.progress is not None else OFFSET_BEGINNING
+                self._consumer.seek(TopicPartition(*where, positions.get(where, start)))
+        except KafkaException as exc:  # the caller rebuilds: nothing of the batch committed
+            raise StoreUnavailable(f"seek after a migrated batch: {exc}") from exc
+        return again
+
+    def lag(self) -> list[tuple[str, int, int]]:
+        """(topic, partition, records after the committed progress) per owned partition; read
+        by the metrics server's thread at scrape time, with a reader of its own: a call on the
+        loop's consumer would wait for its ``consume`` (and a stalled loop still has lag)."""
+        if self._watermarks is None:
+            self._watermarks = reader(self._bootstrap)
+        rows = []
+        for (topic, part), state in list(self.states.items()):
+            try:
+                _, high = self._watermarks.get_watermark_offsets(
+                    TopicPartition(topic, part), timeout=2.0
+                )
+            except KafkaException:
+                continue
+            rows.append((topic, part, max(0, high - (state.progress or 0))))
+        return rows
+
+    def assigned(self) -> list[tuple[str, int]]:
+        """(source topic, partitions of it owned) for every lane; read at scrape time (a copy of
+        the keys: the loop's thread changes the dict in its rebalance callbacks)."""
+        owned = [topic for topic, _ in list(self.states)]
+        return [(topic, owned.count(topic)) for topic in self._lanes]
+
+    def close(self) -> None:
+        """Before the consumer is closed: its close may still deliver an assignment, which is
+        then not restored (`closing`); and the lag reader is closed."""
+        self.closing = True
+        if self._watermarks is not None:
+            self._watermarks.close()
+            self._watermarks = None
 
     def _revoked(self, consumer: Consumer, partitions: list[TopicPartition]) -> None:
         self._drop(partitions)

@@ -32,19 +32,18 @@ import os
 import signal
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.read import as_bytes, reader
-from streams.adapters.kafka.transactions import Committing, error_text, fencing
+from streams.adapters.kafka.transactions import Committing, error_text, fencing, migration
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import DEDUPE_HEADER, Output
-from streams.scaleout.ownership import Ownership
-from streams.scaleout.records import SourcePos, coalesced
-from streams.scaleout.store import Lane, is_reserved, progress_key
+from streams.scaleout.batch import Batch, Where, decide
+from streams.scaleout.ownership import Ownership, listed
+from streams.scaleout.records import coalesced
+from streams.scaleout.store import Lane, progress_key
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
@@ -53,6 +52,9 @@ TXN_S = 30.0
 #: stuck for minutes, the worker frozen); a transaction not committed by then never will be (the
 #: coordinator aborts it after ``transaction.timeout.ms``, 10 s), so the worker rebuilds instead.
 COMMIT_WAIT_S = TXN_S
+#: Migrated batches in a row (no batch committed between them) before the worker rebuilds after
+#: all: a group that keeps moving under this member is better served by a fresh one.
+MIGRATIONS = 5
 
 
 class Fenced(StoreUnavailable):
@@ -60,16 +62,15 @@ class Fenced(StoreUnavailable):
     owns what it wrote: nothing of the batch is visible; rebuild from the changelogs."""
 
 
-@dataclass(slots=True)
-class Batch:
-    """One decided batch, not yet committed."""
+class Migrated(StoreUnavailable):
+    """The group coordinator refused the batch's offsets because the group moved to a new
+    generation while it was in flight (a rebalance; Kafka Streams' TaskMigratedException): the
+    transaction is aborted and the producer still usable. `TxLoop.step` recovers in place
+    (`Ownership.recover`); should it escape, the worker rebuilds (a StoreUnavailable)."""
 
-    started: float
-    states: dict[tuple[str, int], dict[bytes, Any]] = field(default_factory=dict)
-    progress: dict[tuple[str, int], int] = field(default_factory=dict)
-    outputs: dict[str, list[Output]] = field(default_factory=dict)
-    outcomes: dict[str, list[str]] = field(default_factory=dict)
-    records: int = 0
+    def __init__(self, message: str, partitions: list[Where]) -> None:
+        super().__init__(message)
+        self.partitions = partitions
 
 
 class TxLoop:
@@ -93,8 +94,10 @@ class TxLoop:
         self._committing: Committing[Batch] | None = None
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self.committed = 0  # batches of records committed (a worker's failures "in a row")
-        self._bootstrap, self._watermarks = bootstrap, cast(Consumer | None, None)
+        self.migrations = 0  # migrated batches in a row (`MIGRATIONS`)
+        self._abort_failed = False  # the last `_abort` raised: the producer may be unusable
         self.owned = Ownership(bootstrap, consumer, self._lanes, on_revoke=self.abandon)
+        self.lag, self.assigned = self.owned.lag, self.owned.assigned
         metrics.lag.sources.append(self.lag)
         metrics.assigned.sources.append(self.assigned)
 
@@ -108,14 +111,30 @@ class TxLoop:
         markers); the records taken."""
         messages = self._consumer.consume(self._batch, timeout)
         records = [m for m in messages if self._usable(m)]
-        if not records:
+        batch = decide(records, self._lanes, self.owned.states) if records else None
+        try:
             self.finish()
+        except Migrated as exc:  # the batch decided meanwhile is dropped too: consumed again
+            self._recover(exc)
+            return 0
+        if batch is None:
             self._idle()
             return 0
-        batch = self._decide(records)
-        self.finish()
         self._transact(batch)
         return len(records)
+
+    def _recover(self, exc: Migrated) -> None:
+        """Go on after a migrated batch with the same consumer and producer: its partitions'
+        state read again, every owned partition consumed again from its committed progress
+        (`Ownership.recover`); a rebuild after `MIGRATIONS` in a row."""
+        self.migrations += 1
+        if self.migrations >= MIGRATIONS:
+            msg = f"{exc}; {self.migrations} migrated batches in a row"
+            raise StoreUnavailable(msg) from exc
+        started = time.monotonic()
+        again = self.owned.recover(exc.partitions)
+        took = time.monotonic() - started
+        LOG.warning("%s; %s restored in %.2fs, same consumer", exc, listed(again), took)
 
     def _usable(self, message: Message) -> bool:
         """A record of an owned partition (errors logged; fatal ones raise)."""
@@ -127,25 +146,6 @@ class TxLoop:
                 LOG.warning("consumer: %s", error.str())
             return False
         return (message.topic() or "", message.partition() or 0) in self.owned.states
-
-    def _decide(self, records: list[Message]) -> Batch:
-        batch = Batch(time.monotonic(), records=len(records))
-        for message in records:
-            topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
-            lane, state = self._lanes[topic], self.owned.states[(topic, part)]
-            pending = batch.states.setdefault((topic, part), {})
-            key = message.key()
-            key_bytes = None if key is None else as_bytes(key)
-            record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
-            text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
-            pos = SourcePos(topic, part, offset or 0, message.timestamp()[1])
-            result = lane.process(record, text_key, as_bytes(message.value()), pos)
-            batch.outcomes.setdefault(lane.name, []).append(result.outcome)
-            batch.outputs.setdefault(lane.name, []).extend(result.outputs)
-            if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
-                pending[key_bytes] = result.record
-            batch.progress[(topic, part)] = (offset or 0) + 1
-        return batch
 
     def _transact(self, batch: Batch) -> None:
         """Outputs, state and progress into a new transaction, the batch's records into the
@@ -189,9 +189,10 @@ class TxLoop:
         if committing.error is not None:
             # the failed transaction is still to be aborted, unless `abandon` did it
             self.in_transaction = committing is not self._aborted
-            self._fail(committing.error, committing.batch.records)
+            self._fail(committing.error, committing.batch.records, list(committing.batch.progress))
         batch = committing.batch
         self.committed += 1 if batch.records else 0
+        self.migrations = 0
         seconds = time.monotonic() - batch.started
         for name, outcomes in batch.outcomes.items():
             self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
@@ -239,12 +240,16 @@ class TxLoop:
         if moved:
             self._transact(Batch(time.monotonic(), progress=moved))
 
-    def _fail(self, exc: KafkaException, records: int) -> None:
-        """Abort the open transaction (if the producer still can) and raise: `Fenced` when the
-        broker says another owner took over, else StoreUnavailable. Either way the consumer's
-        positions are past records whose batch never committed: the worker must rebuild."""
+    def _fail(self, exc: KafkaException, records: int, touched: Sequence[Where] = ()) -> None:
+        """Abort the open transaction (if the producer still can) and raise: `Migrated` when
+        only the group's generation moved and the abort went through (`step` recovers), `Fenced`
+        when the broker says another owner took over, else StoreUnavailable (the worker
+        rebuilds: the consumer's positions are past records whose batch never committed)."""
         self.abandon()
         self._metrics.stale_writes.labels("batch").inc()
+        if migration(exc) is not None and not self._abort_failed:
+            msg = f"migrated: {error_text(exc)}; {records} record(s) of {listed(touched)} aborted"
+            raise Migrated(msg, list(touched)) from exc
         fenced = fencing(exc)
         if fenced is not None:
             msg = f"fenced: {error_text(exc)}; {records} record(s) aborted, none visible"
@@ -280,41 +285,17 @@ class TxLoop:
         if not self.in_transaction:
             return
         self.in_transaction = False
+        self._abort_failed = False
         try:
             self._producer.abort_transaction(TXN_S)
         except KafkaException as exc:  # fenced or fatal: the coordinator aborts it anyway
+            self._abort_failed = True
             LOG.warning("abort: %s (the coordinator aborts it on timeout)", error_text(exc))
-
-    def lag(self) -> list[tuple[str, int, int]]:
-        """(topic, partition, records after the committed progress) per owned partition; read
-        by the metrics server's thread at scrape time, with a reader of its own: a call on the
-        loop's consumer would wait for its ``consume`` (and a stalled loop still has lag)."""
-        if self._watermarks is None:
-            self._watermarks = reader(self._bootstrap)
-        rows = []
-        for (topic, part), state in list(self.owned.states.items()):
-            try:
-                _, high = self._watermarks.get_watermark_offsets(
-                    TopicPartition(topic, part), timeout=2.0
-                )
-            except KafkaException:
-                continue
-            rows.append((topic, part, max(0, high - (state.progress or 0))))
-        return rows
-
-    def assigned(self) -> list[tuple[str, int]]:
-        """(source topic, partitions of it owned) for every lane; read at scrape time (a copy of
-        the keys: the loop's thread changes the dict in its rebalance callbacks)."""
-        owned = [topic for topic, _ in list(self.owned.states)]
-        return [(topic, owned.count(topic)) for topic in self._lanes]
 
     def close(self) -> None:
         """Close the lag reader, before the consumer is closed (the caller owns the consumer
         and the producer): an assignment its close delivers is not restored (`Ownership`)."""
-        self.owned.closing = True
-        if self._watermarks is not None:
-            self._watermarks.close()
-            self._watermarks = None
+        self.owned.close()
 
     def run(self, stopping: Callable[[], bool], commit_interval: float = 0.2) -> None:
         """Batches until ``stopping()``; each gathers records for up to ``commit_interval``

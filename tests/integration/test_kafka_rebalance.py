@@ -152,8 +152,16 @@ def test_workers_join_and_leave_mid_stream_and_every_input_counts_once(
         )
         print(
             f"\nkafka rebalance: partitions held {sizes}; {len(feeder.lines)} lines; "
-            f"{time.monotonic() - started:.0f}s"
+            f"{time.monotonic() - started:.0f}s; {_recoveries(workers)}"
         )
+
+
+def _recoveries(workers: dict[str, Worker]) -> str:
+    """How each worker got over its failed batches: ``fenced:`` and other failures rebuild the
+    worker (a new consumer: one more rebalance for the others), ``migrated:`` does not."""
+    logs = "\n".join(w.logs(None) for w in workers.values())
+    words = ("fenced:", "transaction failed:", "migrated:", "rejoining")
+    return ", ".join(f"{word} {logs.count(word)}" for word in words)
 
 
 def _folder(tmp_path: Path, slot: str) -> Path:

@@ -10,8 +10,11 @@ consumer whose offsets travel inside the producer's transactions (KIP-98, KIP-44
 - The consumer reads ``read_committed``, never commits by itself, and rebalances
   cooperative-sticky (only the partitions that move are revoked).
 
-`fencing` tells a fenced worker (a zombie: its group generation or producer epoch is stale) from
-other failures, so the log can say which.
+`migration` and `fencing` tell the two ways the broker refuses a batch apart (Kafka Streams'
+TaskMigratedException against a fenced producer): a refusal because the consumer group moved
+to a new generation while the batch was in flight (`MIGRATION_CODES`, abortable, not fatal) leaves
+the producer usable once the transaction is aborted; a fenced producer epoch, a fatal error or a
+transaction the coordinator aborted does not (`FENCING_CODES`, the worker rebuilds).
 """
 
 from __future__ import annotations
@@ -40,6 +43,17 @@ FENCING_CODES = frozenset(
         KafkaError.ILLEGAL_GENERATION,
         KafkaError.UNKNOWN_MEMBER_ID,
         KafkaError.FENCED_INSTANCE_ID,
+    }
+)
+#: The group coordinator refused the transaction's offsets because the group's generation or
+#: membership changed (a rebalance, or this member's session expired): librdkafka makes them
+#: abortable (``txn_requires_abort``), never fatal. FENCED_INSTANCE_ID (static membership: another
+#: process took this member's instance id) stays a fencing: that is a zombie, not a rebalance.
+MIGRATION_CODES = frozenset(
+    {
+        KafkaError.ILLEGAL_GENERATION,
+        KafkaError.UNKNOWN_MEMBER_ID,
+        KafkaError.REBALANCE_IN_PROGRESS,
     }
 )
 Rebalance = Callable[[Consumer, list[Any]], None]
@@ -93,6 +107,19 @@ def fencing(exc: BaseException) -> KafkaError | None:
     if isinstance(error, KafkaError) and error.code() in {*FENCING_CODES, KafkaError._STATE}:
         return error
     return None
+
+
+def migration(exc: BaseException) -> KafkaError | None:
+    """The Kafka error of ``exc`` if it only says the group moved on while the batch was in
+    flight (`MIGRATION_CODES`, abortable and not fatal): abort the transaction and go on with the
+    same producer and consumer, the batch's partitions restored. Else None (when in doubt: a
+    rebuild)."""
+    if not isinstance(exc, KafkaException) or not exc.args:
+        return None
+    error = exc.args[0]
+    if not isinstance(error, KafkaError) or error.fatal() or not error.txn_requires_abort():
+        return None
+    return error if error.code() in MIGRATION_CODES else None
 
 
 def error_text(exc: BaseException) -> str:

@@ -1,10 +1,11 @@
-"""A commit that fails on a rebalance's new group generation (ILLEGAL_GENERATION) ends the loop
-(`Fenced`, the worker rebuilds), and the rebalance around it must not hold the worker: a failed
+"""A commit that fails on a rebalance's new group generation (ILLEGAL_GENERATION) ends the batch
+(`Migrated`: the loop recovers in place, `test_txloop_migrated.py`), and the rebalance around it
+must not hold the worker: a failed
 transaction is aborted by the rebalance callbacks (revoke, and an assignment before its *stable*
 committed-offset fetch, which an open transaction with the group's offsets would hold), and an
 assignment the closing consumer still delivers is not restored (in the rebalance test its
 offset fetch timed out 30 s after 30 s under ``consumer.close``, the partitions held). The next
-`TxLoop.finish` still raises `Fenced` without aborting twice.
+`TxLoop.finish` still raises `Migrated` without aborting twice.
 
 Fakes stand in for the client objects here: what is checked is the loop's order of calls, not
 Kafka (the real-broker proof is ``tests/integration/test_kafka_rebalance.py``)."""
@@ -18,7 +19,8 @@ import pytest
 from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.scaleout.txloop import Batch, Fenced, TxLoop
+from streams.scaleout.batch import Batch
+from streams.scaleout.txloop import Migrated, TxLoop
 
 
 class Stop(Exception):
@@ -76,7 +78,7 @@ def test_an_assignment_aborts_a_failed_transaction_before_it_fetches_offsets() -
         loop.owned._assigned(loop._consumer, [TopicPartition("p.table-events", 1)])
     assert calls == ["begin", "send_offsets", "abort", "fetch committed"]
     assert not loop.in_transaction
-    with pytest.raises(Fenced):  # the worker still rebuilds: nothing of the batch committed
+    with pytest.raises(Migrated):  # nothing of the batch committed: its partitions restored
         loop.finish()
     assert calls.count("abort") == 1
 
@@ -87,7 +89,7 @@ def test_a_revoke_aborts_a_failed_transaction_once() -> None:
     loop.abandon()
     loop.abandon()  # e.g. revoke, then the loop's own shutdown
     assert calls == ["begin", "send_offsets", "abort"]
-    with pytest.raises(Fenced):
+    with pytest.raises(Migrated):
         loop.finish()
     assert calls.count("abort") == 1
 

@@ -1,0 +1,56 @@
+"""One batch of the money path's loop (`streams.scaleout.txloop`): its records decided with
+their lanes' pure processors against the in-memory state and the batch's own earlier results.
+Nothing is written here: the loop produces a decided batch in one transaction."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import Message
+
+from streams.adapters.kafka.read import as_bytes
+from streams.codec import Output
+from streams.scaleout.records import SourcePos
+from streams.scaleout.store import Lane, PartitionState, is_reserved
+
+Where = tuple[str, int]
+
+
+@dataclass(slots=True)
+class Batch:
+    """One decided batch, not yet committed."""
+
+    started: float
+    states: dict[Where, dict[bytes, Any]] = field(default_factory=dict)
+    progress: dict[Where, int] = field(default_factory=dict)
+    outputs: dict[str, list[Output]] = field(default_factory=dict)
+    outcomes: dict[str, list[str]] = field(default_factory=dict)
+    records: int = 0
+
+
+def decide(
+    records: list[Message],
+    lanes: Mapping[str, Lane[Any]],
+    states: Mapping[Where, PartitionState[Any]],
+) -> Batch:
+    """Each record through its lane's processor (records of owned partitions only), in order."""
+    batch = Batch(time.monotonic(), records=len(records))
+    for message in records:
+        topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
+        lane, state = lanes[topic], states[(topic, part)]
+        pending = batch.states.setdefault((topic, part), {})
+        key = message.key()
+        key_bytes = None if key is None else as_bytes(key)
+        record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
+        text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
+        pos = SourcePos(topic, part, offset or 0, message.timestamp()[1])
+        result = lane.process(record, text_key, as_bytes(message.value()), pos)
+        batch.outcomes.setdefault(lane.name, []).append(result.outcome)
+        batch.outputs.setdefault(lane.name, []).extend(result.outputs)
+        if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
+            pending[key_bytes] = result.record
+        batch.progress[(topic, part)] = (offset or 0) + 1
+    return batch
