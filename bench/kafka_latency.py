@@ -26,11 +26,16 @@ and p99 of each, by the records' CreateTimes, the last of the round's records ea
 for the batch in progress, deciding), ``claim_commit`` (-> claims visible: the round lane's
 commit, the fetch), ``to_contribution`` (-> the meter lane produces the contributions) and
 ``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch).
+
+With ``BENCH_KAFKA_BASELINE=<git revision>`` (as the ``kafka`` row, `bench.kafka`) that
+revision's worker runs too, with its defaults, right after the current defaults: ``baseline
+<commit>`` in the details, measured under the same load.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -46,6 +51,7 @@ from confluent_kafka import Consumer, Message, TopicPartition
 
 from bench import workload
 from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
+from bench.kafka import BASELINE_ENV, baseline_tree
 from bench.kafka_parts import PARTITIONS, Deployment, bootstrap_or_reason, cpu_seconds
 from bench.latency import paced_events, percentile
 from controller.model.events import ContributionRecorded
@@ -74,6 +80,7 @@ SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("commit-interval 0.05", ("--commit-interval", "0.05")),
 )
 Round = tuple[str, str]
+Contender = tuple[str, tuple[str, ...], Path]  # name, worker options, the code's tree
 STAGES = ("to_claim", "claim_commit", "to_contribution", "contribution_commit")
 
 
@@ -208,15 +215,18 @@ def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: st
             return
 
 
-def start_worker(bootstrap: str, prefix: str, options: Sequence[str], log: Path) -> Any:
-    """The worker child, once its log says both source topics' partitions are ready."""
+def start_worker(
+    bootstrap: str, prefix: str, options: Sequence[str], log: Path, tree: Path = REPO
+) -> Any:
+    """The worker child (of the code in ``tree``), once its log says both source topics'
+    partitions are ready."""
     import subprocess  # noqa: PLC0415 - only this row spawns
 
     command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", bootstrap]
     command += ["--prefix", prefix, "--config", str(EXAMPLE_CONFIG), "--loglevel", "info"]
     with log.open("wb") as out:
         process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [*command, *options], cwd=REPO, stdout=out, stderr=subprocess.STDOUT
+            [*command, *options], cwd=tree, stdout=out, stderr=subprocess.STDOUT
         )
     deadline = time.monotonic() + READY_TIMEOUT_S
     while log.read_text(errors="replace").count("ready ") < 1:
@@ -250,15 +260,16 @@ def measure(
     raws: Sequence[dict[str, Any]],
     expected: Counter[Round],
     folder: Path,
-    contender: tuple[str, tuple[str, ...]],
+    contender: Contender,
 ) -> Measured:
     """One worker with ``options`` on a deployment of its own, paced input, latencies read."""
-    name, options = contender
+    name, options, tree = contender
     deployment = Deployment(bootstrap, [])
     process = None
     try:
         slug = name.replace(" ", "-")
-        process = start_worker(bootstrap, deployment.names.prefix, options, folder / f"{slug}.log")
+        log = folder / f"{slug}.log"
+        process = start_worker(bootstrap, deployment.names.prefix, options, log, tree)
         clock = Clock(expected)
         consumer = reader(bootstrap, deployment.names.events, deployment.names.meter_claims)
         producer = TableEventProducer(bootstrap, deployment.names, "bench-latency")
@@ -283,6 +294,16 @@ def measure(
         deployment.delete()
 
 
+def baseline(settings: Settings) -> list[Contender]:
+    """With ``BENCH_KAFKA_BASELINE=<revision>`` (as `bench.kafka`): that revision's worker with
+    its defaults, run right after the current one's defaults (the same load, side by side)."""
+    revision = os.environ.get(BASELINE_ENV, "")
+    if not revision:
+        return []
+    commit, tree = baseline_tree(revision, settings.cache_dir)
+    return [(f"baseline {commit[:9]}", (), tree)]
+
+
 def run_rows(settings: Settings) -> list[Row]:
     """The Kafka latency row; none (and a note on stderr) when no broker answers."""
     bootstrap, reason = bootstrap_or_reason()
@@ -293,14 +314,15 @@ def run_rows(settings: Settings) -> list[Row]:
     raws = paced_events(int(RATE * seconds), settings.seed)
     expected = expected_contributions(raws)
     with tempfile.TemporaryDirectory(prefix="bench-kafka-latency-") as folder:
-        contenders = SETTINGS[:1] if settings.mode == "tiny" else SETTINGS
+        contenders = [(n, o, REPO) for n, o in SETTINGS[: 1 if settings.mode == "tiny" else None]]
+        contenders[1:1] = baseline(settings)
         runs = [
             measure(bootstrap, raws, expected, Path(folder), contender) for contender in contenders
         ]
     extra: dict[str, Figure] = {"rate_target": RATE, "seconds": seconds, "warmup_s": WARMUP_S}
     for run in runs:
         key = run.name.replace(" ", "_").replace(".", "")
-        extra[f"{key}_options"] = " ".join(dict(SETTINGS)[run.name]) or "(defaults)"
+        extra[f"{key}_options"] = " ".join(dict(SETTINGS).get(run.name, ())) or "(defaults)"
         extra[f"{key}_rate_achieved"] = round(run.achieved, 1)
         extra[f"{key}_rounds"] = len(run.latencies_ms)
         extra[f"{key}_rounds_expected"] = run.rounds_expected

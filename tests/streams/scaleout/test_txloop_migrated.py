@@ -6,8 +6,9 @@ migrated batch whose abort failed or the `MIGRATIONS`-th in a row: when in doubt
 
 The errors are built as librdkafka reports them for ``send_offsets_to_transaction``
 (rdkafka_txnmgr.c, ``rd_kafka_txn_handle_TxnOffsetCommit``: ILLEGAL_GENERATION,
-UNKNOWN_MEMBER_ID and unhandled codes are abortable, the producer epoch's are fatal). Fakes stand
-in for the client objects: the real-broker proof is
+UNKNOWN_MEMBER_ID and unhandled codes such as REBALANCE_IN_PROGRESS are abortable, the producer
+epoch's are fatal). UNKNOWN_MEMBER_ID stays a fencing: the group dropped this member (a zombie).
+Fakes stand in for the client objects: the real-broker proof is
 ``tests/integration/test_kafka_migrated.py``."""
 
 from __future__ import annotations
@@ -36,9 +37,7 @@ def refused(code: int, *, fatal: bool = False, abortable: bool = True) -> KafkaE
     return KafkaException(KafkaError(code, "refused", fatal, False, abortable))
 
 
-@pytest.mark.parametrize(
-    "code", [KafkaError.ILLEGAL_GENERATION, KafkaError.UNKNOWN_MEMBER_ID, 27]
-)  # 27: REBALANCE_IN_PROGRESS
+@pytest.mark.parametrize("code", [KafkaError.ILLEGAL_GENERATION, 27])  # 27: REBALANCE_IN_PROGRESS
 def test_a_generation_refusal_is_migrated_not_fenced(code: int) -> None:
     assert KafkaError.REBALANCE_IN_PROGRESS == 27
     error = migration(refused(code))
@@ -52,6 +51,7 @@ def test_a_generation_refusal_is_migrated_not_fenced(code: int) -> None:
         (refused(KafkaError.PRODUCER_FENCED, fatal=True), True),
         (refused(KafkaError._FENCED, fatal=True), True),
         (refused(KafkaError.INVALID_PRODUCER_EPOCH, fatal=True), True),
+        (refused(KafkaError.UNKNOWN_MEMBER_ID), True),  # the group dropped this member: a zombie
         (refused(KafkaError.FENCED_INSTANCE_ID), True),  # another process took the instance id
         (refused(KafkaError.ILLEGAL_GENERATION, fatal=True), True),  # fatal: never in place
         (refused(KafkaError._STATE), True),  # the coordinator aborted the transaction
@@ -206,7 +206,7 @@ def test_a_fenced_producer_still_rebuilds() -> None:
 def test_migrations_in_a_row_end_in_a_rebuild(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ownership.Ownership, "recover", lambda self, touched: list(touched))
     calls: list[str] = []
-    loop, _ = loop_with(calls, refused(KafkaError.UNKNOWN_MEMBER_ID))
+    loop, _ = loop_with(calls, refused(KafkaError.ILLEGAL_GENERATION))
     for _ in range(MIGRATIONS - 1):
         assert loop.step(0.0) == 0
         loop._transact(Batch(time.monotonic(), progress={(T, 0): 9}))
@@ -217,14 +217,14 @@ def test_migrations_in_a_row_end_in_a_rebuild(monkeypatch: pytest.MonkeyPatch) -
 def test_a_committed_batch_starts_the_count_again(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ownership.Ownership, "recover", lambda self, touched: list(touched))
     calls: list[str] = []
-    loop, _ = loop_with(calls, refused(KafkaError.UNKNOWN_MEMBER_ID))
+    loop, _ = loop_with(calls, refused(KafkaError.ILLEGAL_GENERATION))
     producer: FakeProducer = loop._producer  # type: ignore[assignment]
     for _ in range(3 * MIGRATIONS):
         loop.step(0.0)
         producer.offsets_error = None  # the next batch commits
         loop._transact(Batch(time.monotonic(), progress={(T, 0): 9}, records=1))
         loop.step(0.0)
-        producer.offsets_error = refused(KafkaError.UNKNOWN_MEMBER_ID)
+        producer.offsets_error = refused(KafkaError.ILLEGAL_GENERATION)
         loop._transact(Batch(time.monotonic(), progress={(T, 0): 9}, records=1))
     loop.step(0.0)
     assert loop.migrations == 1
