@@ -32,6 +32,15 @@ from streams.adapters.kafka.sink import producer_config
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TRANSACTION_TIMEOUT_MS = 10_000
+#: librdkafka waits ``retry.backoff.ms`` (default 100) before asking again when the coordinator
+#: answers CONCURRENT_TRANSACTIONS, which it does to the next transaction's first request
+#: (``send_offsets_to_transaction``) while the previous commit's markers are still being written:
+#: with the default every back-to-back transaction paid a fixed ~100 ms. The backoff grows
+#: exponentially from here (to ``retry.backoff.max.ms``) when the broker is really away.
+RETRY_BACKOFF_MS = 5
+#: A batch's records are produced all at once and its commit follows at once (it flushes them):
+#: lingering for more could only delay the commit.
+LINGER_MS = 0
 COMMIT_TRIES = 3
 B = TypeVar("B")
 FENCING_CODES = frozenset(
@@ -62,6 +71,8 @@ def transactional_producer(bootstrap: str, transactional_id: str) -> Producer:
             **producer_config(bootstrap, transactional_id),
             "transactional.id": transactional_id,
             "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS,
+            "retry.backoff.ms": RETRY_BACKOFF_MS,
+            "linger.ms": LINGER_MS,
         }
     )
     producer.init_transactions(30.0)

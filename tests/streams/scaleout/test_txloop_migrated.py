@@ -105,6 +105,9 @@ class FakeConsumer:
     def consume(self, count: int, timeout: float) -> list[Any]:
         return []
 
+    def poll(self, timeout: float) -> None:
+        return None
+
     def position(self, partitions: list[TopicPartition]) -> list[TopicPartition]:
         return partitions  # offsets unset (-1001): nothing moved
 
