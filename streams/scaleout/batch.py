@@ -4,18 +4,20 @@ Nothing is written here: the loop produces a decided batch in one transaction.""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from confluent_kafka import Message
+from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
 from streams.scaleout.records import SourcePos
 from streams.scaleout.store import Lane, PartitionState, is_reserved
 
+LOG = logging.getLogger("jackpot.kafka.worker")
 Where = tuple[str, int]
 
 
@@ -29,6 +31,18 @@ class Batch:
     outputs: dict[str, list[Output]] = field(default_factory=dict)
     outcomes: dict[str, list[str]] = field(default_factory=dict)
     records: int = 0
+
+
+def usable(message: Message, owned: Mapping[Where, Any]) -> bool:
+    """A record of an owned partition (errors logged; fatal ones raise)."""
+    error = message.error()
+    if error is not None:
+        if error.fatal():
+            raise KafkaException(error)
+        if error.code() != KafkaError._PARTITION_EOF:
+            LOG.warning("consumer: %s", error.str())
+        return False
+    return (message.topic() or "", message.partition() or 0) in owned
 
 
 def decide(
@@ -54,3 +68,21 @@ def decide(
             pending[key_bytes] = result.record
         batch.progress[(topic, part)] = (offset or 0) + 1
     return batch
+
+
+def take(consumer: Consumer, size: int, timeout: float, until: float) -> list[Message]:
+    """The next batch: nothing if no record comes within ``timeout``; else the first record as
+    soon as it is there and whatever else is queued (up to ``size``), waiting for more only
+    until ``until`` (monotonic: the previous transaction's start plus ``--commit-interval``).
+
+    ``consume(n, t)`` alone waits all of ``t`` unless ``n`` records came (librdkafka returns
+    early only for a full batch), adding up to ``t`` to each lane's latency even when the input
+    is drained: `poll` returns at the first record instead. A batch then holds what came while
+    the previous one was decided and committed, so its size follows the load: small when it is
+    light (latency), whole batches from a backlog."""
+    first = consumer.poll(timeout)
+    if first is None:
+        return []
+    if size <= 1:
+        return [first]
+    return [first, *consumer.consume(size - 1, max(0.0, until - time.monotonic()))]

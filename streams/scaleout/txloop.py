@@ -1,9 +1,9 @@
 """The money path's loop: consume -> decide -> produce, one Kafka transaction per batch.
 
-Per batch (up to ``--batch`` records from any owned partition of either source topic):
+Per batch (up to ``--batch`` records from any owned partition of either source topic, taken
+from the first record on: `streams.scaleout.batch.take`):
 
-1. decide every record with its lane's pure processor (`streams.scaleout.rounds` by table,
-   `streams.scaleout.meters` by meter), reading state from memory and the batch's own results;
+1. decide every record with its lane's pure processor (`streams.scaleout.batch.decide`);
 2. in ONE transaction: the outputs, each touched key's new state record and each source
    partition's progress mark on the lane's compacted changelog (partition = source partition),
    and the consumed offsets with the group's metadata (``send_offsets_to_transaction``, KIP-447);
@@ -11,18 +11,17 @@ Per batch (up to ``--batch`` records from any owned partition of either source t
    next batch is consumed and decided; that batch's transaction begins only once this commit
    succeeded. The in-memory state takes a batch's records when its transaction is produced, so
    the next batch is decided against them: safe because a failed commit never lets the loop go
-   on (the worker drops all state and restores the changelogs, which hold committed batches only).
+   on as it was. A batch refused only because the group moved to a new generation meanwhile
+   (`Migrated`) is aborted, the batch decided meanwhile dropped, the aborted batch's partitions
+   restored from their changelogs (committed batches only) and every owned partition consumed
+   again from its state's progress (`Ownership.recover`); any other failure (`Fenced`: a zombie
+   whose producer epoch or membership is gone; anything else) makes the worker rebuild.
 
 So outputs, state and offsets are durable together or not at all, and ``read_committed``
-readers (the meter lane itself, signage, dump, reconcile) never see an aborted batch. A zombie
-(a worker stalled past its session timeout whose partitions moved on) is fenced by the broker:
-its offset commit carries a stale group generation, or its producer epoch was bumped when the
-coordinator aborted its overdue transaction; either way the transaction fails, nothing of it
-becomes visible, and `Fenced` tells the worker to rebuild from the changelogs.
-
-Rebalances are cooperative (`streams.scaleout.ownership`); the revoke callbacks run inside
-``consume``, possibly while the previous batch commits: they wait for that commit first
-(`TxLoop.abandon`), so a revoke never returns with a transaction of its partitions unfinished.
+readers (the meter lane itself, signage, dump, reconcile) never see an aborted batch. Rebalances
+are cooperative (`streams.scaleout.ownership`); the revoke callbacks run inside ``consume``,
+possibly while the previous batch commits: they wait for that commit first (`TxLoop.abandon`),
+so a revoke never returns with a transaction of its partitions unfinished.
 """
 
 from __future__ import annotations
@@ -34,13 +33,13 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Message, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.transactions import Committing, error_text, fencing, migration
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import DEDUPE_HEADER, Output
-from streams.scaleout.batch import Batch, Where, decide
+from streams.scaleout.batch import Batch, Where, decide, take, usable
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
 from streams.scaleout.store import Lane, progress_key
@@ -55,6 +54,9 @@ COMMIT_WAIT_S = TXN_S
 #: Migrated batches in a row (no batch committed between them) before the worker rebuilds after
 #: all: a group that keeps moving under this member is better served by a fresh one.
 MIGRATIONS = 5
+#: How long an idle loop waits for a record before it looks at its stop flag and commits
+#: positions moved past transaction markers; a record ends the wait at once.
+IDLE_POLL_S = 0.1
 
 
 class Fenced(StoreUnavailable):
@@ -91,6 +93,7 @@ class TxLoop:
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
         self.in_transaction = False
+        self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self.committed = 0  # batches of records committed (a worker's failures "in a row")
@@ -105,12 +108,13 @@ class TxLoop:
         """Join the group on every lane's source topic."""
         self.owned.subscribe()
 
-    def step(self, timeout: float) -> int:
+    def step(self, timeout: float, gather: float = 0.0) -> int:
         """Consume and decide one batch while the previous one commits, then produce it in one
         transaction and start its commit (or, idle, move the committed offsets past transaction
-        markers); the records taken."""
-        messages = self._consumer.consume(self._batch, timeout)
-        records = [m for m in messages if self._usable(m)]
+        markers); the records taken. ``timeout``: how long to wait for a first record;
+        ``gather``: the least time from one transaction's start to the next's (`take`)."""
+        messages = take(self._consumer, self._batch, timeout, self._started + gather)
+        records = [m for m in messages if usable(m, self.owned.states)]
         batch = decide(records, self._lanes, self.owned.states) if records else None
         try:
             self.finish()
@@ -136,26 +140,14 @@ class TxLoop:
         took = time.monotonic() - started
         LOG.warning("%s; %s restored in %.2fs, same consumer", exc, listed(again), took)
 
-    def _usable(self, message: Message) -> bool:
-        """A record of an owned partition (errors logged; fatal ones raise)."""
-        error = message.error()
-        if error is not None:
-            if error.fatal():
-                raise KafkaException(error)
-            if error.code() != KafkaError._PARTITION_EOF:
-                LOG.warning("consumer: %s", error.str())
-            return False
-        return (message.topic() or "", message.partition() or 0) in self.owned.states
-
     def _transact(self, batch: Batch) -> None:
         """Outputs, state and progress into a new transaction, the batch's records into the
         in-memory state, and the commit (offsets, then commit) started in the background.
 
         The state takes the records before the commit is known: the next batch is decided
-        against them while this one commits. Safe because a failed commit never lets the loop
-        go on: `finish` raises and the worker drops all state and restores it from the
-        changelogs, which hold committed batches only."""
+        against them while this one commits (safe: see the module docstring)."""
         self._batches += 1 if batch.records else 0
+        self._started = time.monotonic()
         try:
             self._producer.begin_transaction()
             self.in_transaction = True
@@ -297,9 +289,11 @@ class TxLoop:
         and the producer): an assignment its close delivers is not restored (`Ownership`)."""
         self.owned.close()
 
-    def run(self, stopping: Callable[[], bool], commit_interval: float = 0.2) -> None:
-        """Batches until ``stopping()``; each gathers records for up to ``commit_interval``
-        seconds (``consume`` waits that long unless a full batch came sooner)."""
+    def run(self, stopping: Callable[[], bool], commit_interval: float = 0.0) -> None:
+        """Batches until ``stopping()``; a transaction begins as soon as the input is drained
+        and the previous one committed, but not sooner than ``commit_interval`` seconds after
+        the previous one began (`take`). Idle, the loop looks at ``stopping()`` every
+        `IDLE_POLL_S`."""
         while not stopping():
-            self.step(commit_interval)
+            self.step(IDLE_POLL_S, commit_interval)
         self.finish()

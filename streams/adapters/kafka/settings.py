@@ -68,8 +68,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--commit-interval",
         type=float,
         default=0.05,
-        help="seconds a batch gathers records (unless --batch of them came sooner) before its "
-        "transaction commits: each lane adds up to this much to an event's latency",
+        help="the least seconds from one transaction's start to the next's: a batch holds what "
+        "came while the previous one committed, and waits for more until then (or --batch "
+        "records); 0 = begin as soon as the input is drained and the previous commit is done",
     )
     parser.add_argument(
         "--session-timeout",
