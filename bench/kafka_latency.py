@@ -68,7 +68,7 @@ READY_TIMEOUT_S = 60.0
 DRAIN_S = 5.0  # after the last send, how long the reader waits for the stragglers
 READER_FETCH_WAIT_MS = 5
 GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", at_most=50.0)
-#: Worker options per contender: the defaults first (``--commit-interval`` 0.05), then intervals
+#: Worker options per contender: the defaults first (``--commit-interval`` 0.01), then intervals
 #: around them, the default's own among them: how far two runs of one setting differ is the
 #: run's noise.
 SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (

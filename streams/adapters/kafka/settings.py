@@ -39,7 +39,7 @@ class WorkerSettings:
     metrics_host: str = "127.0.0.1"
     batch: int = 500
     session_timeout_s: float = 6.0
-    commit_interval_s: float = 0.05
+    commit_interval_s: float = 0.01
     loglevel: str = "info"
     transactional_id: str = ""
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--commit-interval",
         type=float,
-        default=0.05,
+        default=0.01,
         help="the least seconds from one transaction's start to the next's: a batch holds what "
         "came while the previous one committed, and waits for more until then (or --batch "
         "records); 0 = begin as soon as the input is drained and the previous commit is done",
