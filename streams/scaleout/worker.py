@@ -9,13 +9,16 @@ compacted changelog.
 
 Exactly-once by the broker's transactions (KIP-98 with KIP-447's group metadata, what Kafka
 Streams' ``exactly_once_v2`` does): a batch's outputs, state records and consumed offsets
-commit together or not at all. A fenced or failed transaction aborts its batch; the worker then
-drops its consumer, producer and state and rejoins, restoring from the changelogs
-(`RETRIES` times in a row at most, then it exits 70 for its supervisor). An invariant violation
-(a bug) ends the process at once. SIGTERM or SIGINT: the batch in progress is finished, the group
-left, and the process exits within seconds.
+commit together or not at all. A batch refused only because a rebalance moved the group to a new
+generation is aborted and recovered in place by the loop (``migrated``: same consumer, so no
+further rebalance for the other members). A fenced or otherwise failed transaction aborts its
+batch; the worker then drops its consumer, producer and state and rejoins, restoring from the
+changelogs (`RETRIES` times in a row at most, then it exits 70 for its supervisor). An
+invariant violation (a bug) ends the process at once. SIGTERM or SIGINT: the batch in progress is
+finished, the group left, and the process exits within seconds.
 
-The worker logs ``assigned``, ``ready`` (state restored), ``revoked``, ``lost`` and ``fenced``.
+The worker logs ``assigned``, ``ready`` (state restored), ``revoked``, ``lost``, ``migrated`` and
+``fenced``.
 """
 
 from __future__ import annotations
