@@ -1,8 +1,11 @@
 """``jackpot serve``: the HTTP API (`streams.http.app`) over the embedded engine, with uvicorn.
 
-On start it walks the log's hash chain (a break: it refuses to start, one line naming the
-position, exit 1; `jackpot verify` gives the full check), restores the state from the newest
-snapshot whose tag holds under ``--snapshot-key`` and the log's tail, and activates
+On start it restores the state from the newest snapshot whose tag holds under
+``--snapshot-key`` (and whose chain hash the log still holds) and the log's tail, walking the
+hash chain over that tail (a break: it refuses to start, one line naming the position, exit 1);
+the full check (the chain from the first record, the whole log refolded) then runs in the
+background (`streams.embedded.self_check`: a break stops writes and fails /readyz, which shows the
+check's status; `jackpot verify` is the same check offline). It activates
 the configuration if it changed (a refused configuration stops it with exit code 2, before any
 port is opened). On SIGINT or SIGTERM uvicorn finishes the requests in flight; then a snapshot is
 saved so the next start replays little, and the log is closed (the process then ends by the signal,
@@ -66,8 +69,9 @@ def add_parser(sub: Any) -> None:
         "--self-check-every",
         type=float,
         default=3600.0,
-        help="seconds between background checks that the log's chain holds and refolds to the "
-        "state served (0: never; a break stops all writes and fails /readyz)",
+        help="seconds between background full checks that the log's chain holds from its first "
+        "record and refolds to the state served (one runs right after start; 0: only that one; "
+        "a break stops all writes and fails /readyz)",
     )
     parser.add_argument(
         "--mystery-key",
@@ -114,14 +118,14 @@ def handle(args: argparse.Namespace) -> int:
             return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
-        if args.self_check_every > 0:
-            checker = threading.Thread(
-                target=run_self_check,
-                args=(controller, log, args.self_check_every, stop_signage),
-                daemon=True,
-                name="self-check",
-            )
-            checker.start()
+        # The full check at once (start-up walked only the chain after its snapshot), then
+        # every --self-check-every seconds; /readyz shows its status.
+        threading.Thread(
+            target=run_self_check,
+            args=(controller, log, args.self_check_every, stop_signage),
+            daemon=True,
+            name="self-check",
+        ).start()
         app = create_app(
             controller,
             tokens,

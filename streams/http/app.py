@@ -125,10 +125,15 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
         return JSONResponse({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
+        """Ready to serve, and the background full check's status (running / passed / failed
+        with the position): start-up walked only the chain after its snapshot."""
         reason = await run_in_threadpool(_not_ready, ctx)
+        check = ctx.controller.full_check.as_dict()
         if reason:
-            return JSONResponse({"status": "not_ready", "reason": reason}, status_code=503)
-        return JSONResponse({"status": "ready", "position": ctx.controller.position})
+            body: dict[str, object] = {"status": "not_ready", "reason": reason}
+            return JSONResponse({**body, "full_check": check}, status_code=503)
+        body = {"status": "ready", "position": ctx.controller.position, "full_check": check}
+        return JSONResponse(body)
 
     async def metrics(request: Request) -> Response:
         """Prometheus text, without authentication: fine on loopback or a private network (no

@@ -8,12 +8,14 @@ authenticated), and meters unchanged.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from streams.embedded.self_check import run_check
 from streams.http.ingest import MAX_BATCH
 from streams.http.tokens import Role
 from tests.streams.http.support import (
@@ -320,7 +322,12 @@ def test_health_and_readiness(api: Api) -> None:
     assert api.client.get("/healthz").json() == {"status": "ok"}
     ready = api.client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "position": api.log.head()}
+    head = api.log.head()
+    not_started = {"state": "not_started", "position": None, "at": "", "reason": ""}
+    assert ready.json() == {"status": "ready", "position": head, "full_check": not_started}
+    assert run_check(api.controller, api.log, threading.Event())
+    check = api.client.get("/readyz").json()["full_check"]
+    assert (check["state"], check["position"], check["reason"]) == ("passed", head, "")
     api.log.close()
     not_ready = api.client.get("/readyz")
     assert not_ready.status_code == 503
