@@ -11,9 +11,10 @@ an acknowledged append survives power loss, not only a killed process.
     snapshots(position INTEGER PRIMARY KEY, blob BLOB, checksum TEXT, chain BLOB, tag TEXT)
 
 Tamper evidence (`streams.adapters.chain`): every record's ``chain`` hashes the one before it
-and its own bytes; `verify` walks it. A snapshot names the chain hash at its position and, with a
-``snapshot_key``, carries an HMAC tag; without a key no snapshot is trusted (`latest` refuses it,
-so the state is rebuilt from the log).
+and its own bytes; `verify` walks it (start-up from its snapshot's position, the background full
+check and `jackpot verify` from the first record). A snapshot names the chain hash at its
+position and, with a ``snapshot_key``, carries an HMAC tag; without a key no snapshot is trusted
+(`latest` refuses it, so the state is rebuilt from the log).
 """
 
 from __future__ import annotations
