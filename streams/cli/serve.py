@@ -157,12 +157,13 @@ def _start_signage(
         return stop
     password = password_from(args.redis_password_file)
     model = RedisReadModel(args.redis, prefix=args.redis_prefix, password=password)
-    feed = SignageFeed(model, lambda: controller.state, on_dirty=sensor.signage_dirty.set)
+    # Meters only: `partial_state` decodes no table (a restart leaves them for their first use).
+    feed = SignageFeed(model, controller.partial_state, on_dirty=sensor.signage_dirty.set)
     controller.subscribe(feed.listener)
     feed.republish_all()
     threading.Thread(target=run_flusher, args=(feed, stop), daemon=True, name="signage").start()
     # Loss of communication for signs reading Redis: the board beside the meter hashes.
-    board = BoardPublisher(controller.liveness, lambda: controller.state.config, model)
+    board = BoardPublisher(controller.liveness, lambda: controller.partial_state().config, model)
     threading.Thread(target=_tick_board, args=(board, stop), daemon=True, name="board").start()
     return stop
 

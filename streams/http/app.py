@@ -151,7 +151,7 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
 
 def _not_ready(ctx: ApiContext) -> str:
     """Why the app cannot serve yet ("" when it can): no configuration restored, or no log."""
-    if ctx.controller.state.config is None:
+    if ctx.controller.partial_state().config is None:
         return "no floor configuration is active: the state is not restored yet"
     if ctx.controller.integrity_fault:
         return f"the integrity self-check failed: {ctx.controller.integrity_fault}"
