@@ -118,14 +118,16 @@ def handle(args: argparse.Namespace) -> int:
             return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
-        # The full check at once (start-up walked only the chain after its snapshot), then
-        # every --self-check-every seconds; /readyz shows its status.
-        threading.Thread(
+        # The full check as the server starts (start-up walked only the chain after its
+        # snapshot), then every --self-check-every seconds; /readyz shows its status. Started
+        # by the app, not here: it holds the GIL for seconds at 10,000 tables, and the app's
+        # set-up (routes, sensor) would wait for it before the port opens.
+        checker = threading.Thread(
             target=run_self_check,
             args=(controller, log, args.self_check_every, stop_signage),
             daemon=True,
             name="self-check",
-        ).start()
+        )
         app = create_app(
             controller,
             tokens,
@@ -133,6 +135,7 @@ def handle(args: argparse.Namespace) -> int:
             log=log,
             sensor=sensor,
             on_shutdown=lambda: _stop(controller, log, stop_signage),
+            on_startup=checker.start,
         )
         _announce(args, controller, tokens)
         # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.

@@ -65,11 +65,13 @@ def create_app(
     log: EventLog | None = None,
     sensor: MetricsSensor | None = None,
     on_shutdown: Callable[[], None] | None = None,
+    on_startup: Callable[[], None] | None = None,
 ) -> Starlette:
     """The app. ``log`` is the controller's log (read for awards, the log and dead letters);
     by default the controller's own. ``sensor`` is attached to ``controller``; a new one by
     default (its registry is its own, so many apps can live in one process). ``on_shutdown``
-    runs in a worker thread once the server has drained, e.g. to snapshot and close the log."""
+    runs in a worker thread once the server has drained, e.g. to snapshot and close the log;
+    ``on_startup`` as the server starts, before it listens (e.g. start the background check)."""
     metrics = sensor or MetricsSensor()
     metrics.attach(controller)
     ctx = ApiContext(
@@ -95,7 +97,8 @@ def create_app(
         HTTPException: _http_error,
         StoreUnavailable: _store_unavailable,
     }
-    app = Starlette(routes=route_list, exception_handlers=handlers, lifespan=_lifespan(on_shutdown))
+    lifespan = _lifespan(on_startup, on_shutdown)
+    app = Starlette(routes=route_list, exception_handlers=handlers, lifespan=lifespan)
     app.state.context = ctx
     return app
 
@@ -109,9 +112,13 @@ def _read_guard(ctx: ApiContext, endpoint: Endpoint) -> Endpoint:
     return guarded(ctx, READ_ROLES, handler)
 
 
-def _lifespan(on_shutdown: Callable[[], None] | None) -> Lifespan[Starlette]:
+def _lifespan(
+    on_startup: Callable[[], None] | None, on_shutdown: Callable[[], None] | None
+) -> Lifespan[Starlette]:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if on_startup is not None:
+            on_startup()
         yield
         if on_shutdown is not None:
             await run_in_threadpool(on_shutdown)

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
 from streams.embedded.self_check import run_check
+from streams.http.app import create_app
 from streams.http.ingest import MAX_BATCH
 from streams.http.tokens import Role
 from tests.streams.http.support import (
@@ -26,6 +28,7 @@ from tests.streams.http.support import (
     full_round,
     open_api,
     opening,
+    token_store,
 )
 
 
@@ -332,6 +335,17 @@ def test_health_and_readiness(api: Api) -> None:
     not_ready = api.client.get("/readyz")
     assert not_ready.status_code == 503
     assert "event log cannot be read" in not_ready.json()["reason"]
+
+
+def test_on_startup_runs_as_the_server_starts_before_a_request(api: Api) -> None:
+    """`jackpot serve` starts the background full check there (`streams.cli.serve`)."""
+    calls: list[str] = []
+    app = create_app(api.controller, token_store(), on_startup=lambda: calls.append("started"))
+    assert calls == []
+    with TestClient(app) as client:
+        assert calls == ["started"]
+        assert client.get("/healthz").status_code == 200
+    assert calls == ["started"]
 
 
 def test_metrics_show_the_meters_after_ingest(api: Api) -> None:
