@@ -83,9 +83,7 @@ class EmbeddedController:
         self._position = 0
         self._snapshot_position = 0
         self.restore_note = ""
-        self.restore_walked = 0
-        """The chain records start-up walked: the tail after the snapshot (the whole log without
-        one); the rest is the background full check's."""
+        self.restore_walked = 0  # chain records walked at start: the tail after the snapshot
         self.integrity_fault = ""
         """Set by the background self-check (`streams.embedded.self_check`) when the log on disk
         no longer folds to the state served: nothing more is written, /readyz says why."""
@@ -133,8 +131,7 @@ class EmbeddedController:
             return self.operate(command)
 
     def _restore(self) -> None:
-        """The state from the newest authentic snapshot and the log's tail, the tail's chain
-        walked (`streams.embedded.integrity.restore`); the full check runs in the background."""
+        """`streams.embedded.integrity.restore`; the full check runs in the background."""
         restored = restore(self._log, self._snapshots)
         self.restore_note, self.restore_walked = restored.note, restored.walked
         self._session, self._position = restored.session, restored.position
@@ -289,16 +286,15 @@ class EmbeddedController:
             return self._session.state(), self._position
 
     def view_unlocked(self) -> tuple[FloorState, int]:
-        """`view`, with the tables still deferred since a restart decoded outside the lock (the
-        background check's read: 10,000 tables take ~0.6 s, and writes would wait for them)."""
+        """`view`, the tables a restart deferred decoded outside the lock (the full check's
+        read: ~0.6 s at 10,000 tables, which writes would otherwise wait for)."""
         with self._lock:
             back, position = self._session.rollback_point(), self._position
         return back().state(), position
 
     def partial_state(self) -> FloorState:
-        """The state without the tables a restart has not decoded yet: its configuration, meters
-        and hits are whole (/readyz, metrics). `state` would decode every table (~0.6 s at
-        10,000 tables), which a restart leaves for their first use."""
+        """The state without the tables a restart has not decoded yet (configuration, meters and
+        hits whole: /readyz, metrics); `state` decodes them all (~0.6 s at 10,000 tables)."""
         with self._lock:
             return self._session.partial_state()
 
