@@ -254,13 +254,18 @@ class SqliteLog:
     def latest(self) -> tuple[int, bytes] | None:
         """The newest snapshot; CorruptSnapshot if its checksum or tag does not hold or there is
         no key (rebuild from the log); LogTampered if its tag holds but the log's chain hash at
-        its position is another (the log was rewritten or cut beneath it)."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT position, blob, checksum, chain, tag FROM snapshots "
-                "ORDER BY position DESC LIMIT 1"
-            ).fetchone()
-            logged = None if row is None else self._chain_at(int(row[0]))
+        its position is another (the log was rewritten or cut beneath it); StoreUnavailable if
+        the database cannot be read (start-up reads this first: one line, never a traceback)."""
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT position, blob, checksum, chain, tag FROM snapshots "
+                    "ORDER BY position DESC LIMIT 1"
+                ).fetchone()
+                logged = None if row is None else self._chain_at(int(row[0]))
+        except sqlite3.Error as exc:
+            msg = f"reading the snapshots in {self.path} failed: {exc}"
+            raise StoreUnavailable(msg) from exc
         if row is None:
             return None
         position, blob, chain = int(row[0]), bytes(row[1]), bytes(row[3] or b"")

@@ -82,6 +82,18 @@ def test_a_removed_record_after_the_snapshot_stops_the_start(
     assert raised.value.position == position
 
 
+def test_unreadable_snapshots_stop_the_start_without_a_traceback(
+    floor: tuple[Path, list[dict[str, object]]], key: bytes
+) -> None:
+    """Start-up reads the snapshots before the log: a database error there is StoreUnavailable
+    (`jackpot serve` prints it as one line), not a raw sqlite3 error."""
+    db, _ = floor
+    sql(db, "ALTER TABLE snapshots RENAME TO kept")
+    sql(db, "CREATE TABLE snapshots (position INTEGER PRIMARY KEY)")  # no blob to read
+    with pytest.raises(StoreUnavailable, match="reading the snapshots"):
+        started(db, key)
+
+
 def test_a_log_rewritten_beneath_an_authentic_snapshot_is_a_break(
     floor: tuple[Path, list[dict[str, object]]], key: bytes
 ) -> None:
