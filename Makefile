@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 CONFIG ?= examples/pa-three-card-poker-demo.toml
 
-.PHONY: help install system-deps run test check lint typecheck unit services-up services-down bench clean
+.PHONY: help install fast system-deps run test check lint typecheck unit services-up services-down bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -17,13 +17,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its edge and dev extras
 
+fast: $(STAMP) ## compile the fast path with mypyc into build/mypyc (if stale; interpreted if it cannot)
+	$(PY) scripts/build_fast.py
+
 system-deps: ## install the Debian packages the tests use (redis-server, chromium, prometheus)
 	scripts/system-deps.sh
 
-run: $(STAMP) ## serve the controller on :8080 with a simulated floor posting to it (Ctrl-C stops)
+run: $(STAMP) fast ## serve the controller on :8080 with a simulated floor posting to it (Ctrl-C stops)
 	scripts/run.sh $(CONFIG)
 
-test: $(STAMP) system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
+test: $(STAMP) fast system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
 	scripts/test.sh
 
 check: lint typecheck ## ruff, import layers and mypy --strict
@@ -36,7 +39,7 @@ lint: $(STAMP) ## ruff check, format check and the import layers (lint-imports)
 typecheck: $(STAMP) ## mypy --strict over the code and the tests
 	$(VENV)/bin/mypy --strict
 
-unit: $(STAMP) ## fast tests only (no services, no slow exhaustive counts)
+unit: $(STAMP) fast ## fast tests only (no services, no slow exhaustive counts)
 	$(VENV)/bin/pytest -q -m "not integration and not slow" -n auto
 
 services-up: $(STAMP) ## start the Kafka broker and Redis on loopback
@@ -45,8 +48,8 @@ services-up: $(STAMP) ## start the Kafka broker and Redis on loopback
 services-down: ## stop the Kafka broker and Redis
 	-scripts/kafka.sh stop; scripts/redis.sh stop
 
-bench: $(STAMP) system-deps ## every benchmark row (starts Kafka and Redis); figures go to bench/results/
+bench: $(STAMP) fast system-deps ## every benchmark row (starts Kafka and Redis); figures go to bench/results/
 	scripts/bench.sh $(BENCH_ARGS)
 
-clean: services-down ## remove the venv, caches and run data
-	rm -rf $(VENV) var .mypy_cache .ruff_cache .pytest_cache .hypothesis
+clean: services-down ## remove the venv, the mypyc build, caches and run data
+	rm -rf $(VENV) build var .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -11,6 +11,9 @@ import importlib
 from collections.abc import Callable
 
 from bench.common import Row, Settings
+from streams.compiled import install
+
+install()  # before any row imports the fast path: its mypyc build when current (make fast)
 
 BENCHMARKS: dict[str, str] = {
     "core": "bench.core",

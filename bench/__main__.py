@@ -20,6 +20,7 @@ from bench import BENCHMARKS, NotBuilt, load
 from bench.common import PRESETS, RESULTS_DIR, Row, Settings
 from bench.machine import facts, load_average
 from bench.report import text_table, write
+from streams import compiled
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
@@ -67,7 +68,10 @@ def run_all(settings: Settings, names: list[str]) -> list[Row]:
             continue
         started = time.perf_counter()
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        rows.extend(rows_of(settings))
+        done = rows_of(settings)
+        for row in done:  # each row says which fast path it measured (streams/compiled.py)
+            row.extra["compiled"] = "yes" if compiled.mode().compiled else "no"
+        rows.extend(done)
         print(f"bench: {name} done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return rows
 
@@ -77,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     settings = settings_of(args)
     machine = facts()
+    print(f"bench: fast path {machine['fast_path']}", file=sys.stderr)
     names = _names(args.only) or list(BENCHMARKS)
     rows = run_all(settings, names)
     machine["load_average_at_end"] = load_average()

@@ -13,6 +13,7 @@ from importlib import metadata
 from pathlib import Path
 
 from bench.common import REPO, Figure
+from streams import compiled
 
 PACKAGES = ("table-jackpot-controller", "immutables", "msgspec", "orjson", "jsonschema")
 
@@ -84,6 +85,8 @@ def facts() -> dict[str, Figure]:
         "sqlite": sqlite3.sqlite_version,
         "git_commit": _git("rev-parse", "--short=12", "HEAD") or "unknown",
         "git_uncommitted_files": len(_git("status", "--porcelain").splitlines()),
+        # whether the fast path ran its mypyc build (make fast) or interpreted, and why
+        "fast_path": str(compiled.mode()),
     }
     out.update({f"version_{name}": _version(name) for name in PACKAGES})
     return out

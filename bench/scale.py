@@ -7,7 +7,8 @@ process (``python -m bench.scale``) so its resident set is its own:
 1. untraced: activate the configuration, play one round at every table through the core (its
    events appended to a SQLite log, as the embedded engine writes them); the peak RSS is the
    figure checked against the 1 GB goal; also the snapshot's size and load time, and a restart
-   (`EmbeddedController.start` on that log with the snapshot at its head, the second row).
+   (`EmbeddedController.start` on that log with the snapshot at its head, the second row), then
+   the full check `jackpot serve` runs in the background after it (seconds, peak RSS after).
 2. traced (`tracemalloc`): activation at the full table count and at a tenth of it, so bytes per
    table (configuration share) and per meter follow from the difference; then one round at up to
    1,000 tables gives each table's round state.
@@ -25,6 +26,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -40,6 +42,7 @@ from controller.model.table_events import from_contract
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
+from streams.embedded.self_check import run_check
 from streams.embedded.snapshot import decode_snapshot, encode_snapshot
 
 #: Snapshots are trusted only with a key (issue 15); a fixed one for the benchmark's own files.
@@ -48,6 +51,10 @@ BENCH_KEY = bytes(32)
 GOAL = Goal(text="< 1 GB in all (peak RSS)", at_most=1024.0)
 RESTART_GOAL = Goal(text="< 1 s back in service", at_most=1.0)
 RESTARTS = 3
+RESTART_EXTRA = (
+    *("snapshot_bytes", "snapshot_load_seconds", "restart_chain_walked"),
+    *("peak_rss_before_full_check_mb", "full_check_seconds", "peak_rss_with_full_check_mb"),
+)
 TARGET_TABLES, TARGET_METERS = 10_000, 1_000
 KINDS = (
     ("progressive", "pa-649a12e-A"),
@@ -175,9 +182,28 @@ def _restarts(path: Path, text: str) -> dict[str, Any]:
             if outcome.status != "duplicate" or controller.restore_note:
                 msg = f"restart did not resume from the snapshot ({outcome})"
                 raise RuntimeError(msg)
+            walked = controller.restore_walked
         finally:
             log.close()
-    return {"restart_seconds_samples": samples}
+    out = {"restart_seconds_samples": samples, "restart_chain_walked": walked}
+    return {**out, "peak_rss_before_full_check_mb": _peak_rss_mb(), **_full_check(path, text)}
+
+
+def _full_check(path: Path, text: str) -> dict[str, Any]:
+    """The background full check `jackpot serve` starts after the restart (chain from the first
+    record, whole refold compared with the served state), timed, with the peak RSS after it."""
+    log = SqliteLog(path, snapshot_key=BENCH_KEY)
+    try:
+        controller = EmbeddedController(log, log)
+        controller.start(text, "bench-scale.toml")
+        began = time.perf_counter()
+        if not run_check(controller, log, threading.Event()):
+            msg = f"the full check failed on the benchmark's own log: {controller.full_check}"
+            raise RuntimeError(msg)
+        seconds = time.perf_counter() - began
+    finally:
+        log.close()
+    return {"full_check_seconds": seconds, "peak_rss_with_full_check_mb": _peak_rss_mb()}
 
 
 def _traced_figures(text: str, tables: int, meters: int, seed: int, out: dict[str, Any]) -> None:
@@ -256,10 +282,7 @@ def run_rows(settings: Settings) -> list[Row]:
                 f"{settings.scale_meters:,} meters, snapshot at the log's head"
                 + ("" if at_target else " (not the target size: no projection)")
             ),
-            extra={
-                "snapshot_bytes": figures["snapshot_bytes"],
-                "snapshot_load_seconds": _round(figures["snapshot_load_seconds"]),
-            },
+            extra={key: _round(figures[key]) for key in RESTART_EXTRA},
         ),
     ]
 

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
 cleanup() { scripts/kafka.sh stop >/dev/null 2>&1 || true; scripts/redis.sh stop >/dev/null 2>&1 || true; }
 trap cleanup EXIT
+"$VENV/bin/python" scripts/build_fast.py  # the mypyc build, again if a source changed (streams/compiled.py)
 "$VENV/bin/ruff" check .
 "$VENV/bin/ruff" format --check .
 "$VENV/bin/mypy" --strict

@@ -14,4 +14,9 @@ The map (enforced by `lint-imports`, contracts in pyproject.toml), from the top 
   validation, heartbeat).
 - `codec` (how events are written to and read from every log) and `clock` (the wall clock).
 - `ports`: every `typing.Protocol` the edge's parts meet through, with their value types.
+- `compiled`: loads the mypyc build of `controller.fast` while it matches its sources.
 """
+
+from streams.compiled import install
+
+install()  # the mypyc build of the fast path, only while it is current (streams/compiled.py)

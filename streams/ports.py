@@ -83,10 +83,12 @@ class EventLog(Protocol):
 @runtime_checkable
 class ChainedLog(Protocol):
     """A log whose records are hash chained (`streams.adapters.sqlite.SqliteLog`): the engine
-    walks the chain before it trusts the log at start (issue 15)."""
+    walks the chain after its snapshot before it trusts the log's tail at start, the background
+    full check from the first record (issue 15)."""
 
     def verify(self, after: int = 0) -> int:
-        """Walk the chain to the head; the records checked, or LogTampered at the first break."""
+        """Walk the chain from the stored hash at ``after`` (0: from the first record) to the
+        head; the records checked, or LogTampered at the first break."""
         ...
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from controller.model.cards import _BY_TEXT, FULL_DECK, RANK_FIELD, deck_index
 from controller.rules.hand_forming import FormedHand
@@ -47,13 +47,25 @@ _TEXT = tuple(str(card) for card in FULL_DECK)
 #: A card's suit counted in a four-bit field per suit: the sum over a pool counts each suit.
 _SUIT_COUNT = tuple(1 << 4 * suit for suit in _SUIT)
 _FIVE_OF_A_SUIT = 0x8888  # bit 3 of a field after adding 3: that suit is held five or six times
-#: id(entry) -> its names if they do not depend on the first card's suit, else None
+#: id(entry[0]) -> its names if they do not depend on the first card's suit, else None. The
+#: entry's key (category, tiebreak) names it, not the entry: the names read only the key, and
+#: under mypyc an entry (a fixed-length tuple) is unboxed, so ``id(entry)`` would name a fresh
+#: box each time (a freed box's id is reused: another entry's names). The key is one object,
+#: the table's own, as long as the module lives.
 _SUIT_FREE: dict[int, tuple[str, ...] | None] = {}
 _BY_SUIT: dict[tuple[int, int], tuple[str, ...]] = {}
 _FORMED: dict[tuple[str, tuple[str, ...]], FormedHand] = {}
 _MAX_FORMED = 32_768  # about 10 MB; a floor deals new hands, the memo serves one settlement
 
+#: A classification entry, (key, display places). The key is typed `Any` on purpose, and the
+#: tables are read only through the aliases below, typed with it: mypyc unboxes a fixed-length
+#: tuple type (the reference's key is one), and a key unboxed and boxed again is a new object
+#: each time, with no identity for `_SUIT_FREE`; an `Any` item stays the table's own object.
 Entry = tuple[Any, tuple[int, ...]]
+_THREE_SUITED = cast("dict[int, Entry]", three_card._SUITED)
+_THREE_UNSUITED = cast("dict[int, Entry]", three_card._UNSUITED)
+_FIVE_SUITED = cast("dict[int, Entry]", five_card._SUITED)
+_FIVE_UNSUITED = cast("dict[int, Entry]", five_card._UNSUITED)
 
 
 #: A formed hand: (paytable names, most specific first; the entry's display places; the cards
@@ -78,9 +90,9 @@ def _set_out(places: tuple[int, ...], used: Sequence[int]) -> list[int]:
 def _hand(kind: str, entry: Entry, used: Sequence[int]) -> Hand:
     """The hand of ``entry`` over ``used``: its names are the entry's when they do not depend
     on the first card's suit (found out once per entry), else those of the first card set out."""
-    names = _SUIT_FREE.get(id(entry), ())
+    names = _SUIT_FREE.get(id(entry[0]), ())
     if names == ():
-        names = _SUIT_FREE[id(entry)] = _suit_free(kind, entry, used)
+        names = _SUIT_FREE[id(entry[0])] = _suit_free(kind, entry, used)
     if names is None:
         names = _by_suit(kind, entry, _set_out(entry[1], used)[0])
     return names, entry[1], used
@@ -101,15 +113,15 @@ def _reference_names(kind: str, entry: Entry, first: int) -> tuple[str, ...]:
 
 def _suit_free(kind: str, entry: Entry, used: Sequence[int]) -> tuple[str, ...] | None:
     """The entry's names if the first card's suit does not change them (asked for all four
-    suits of one of its cards' rank), else None. Entries are the classification tables' own
-    tuples (they live as long as the module), so their identity names them."""
+    suits of one of its cards' rank), else None. An entry's key is the classification table's
+    own tuple (it lives as long as the module), so its identity names the entry (`_SUIT_FREE`)."""
     base = used[0] - _SUIT[used[0]]
     answers = {_reference_names(kind, entry, base + suit) for suit in range(4)}
     return answers.pop() if len(answers) == 1 else None
 
 
 def _by_suit(kind: str, entry: Entry, first: int) -> tuple[str, ...]:
-    lookup = (id(entry), _SUIT[first])
+    lookup = (id(entry[0]), _SUIT[first])
     names = _BY_SUIT.get(lookup)
     if names is None:
         names = _BY_SUIT[lookup] = _reference_names(kind, entry, first)
@@ -141,7 +153,7 @@ def formed(source: str, own: list[int], dealer: list[int], community: list[int])
     size = len(pool)
     if size == 5:  # a five's code and suit test do not depend on the cards' order
         entry = _entry(pool)
-        names = _SUIT_FREE.get(id(entry))  # `_hand`, written out: the common case
+        names = _SUIT_FREE.get(id(entry[0]))  # `_hand`, written out: the common case
         return (names, entry[1], pool) if names is not None else _hand("five", entry, pool)
     if size == 6:
         return _best_of_six(sorted(pool, reverse=True))
@@ -182,9 +194,9 @@ def _three(three: list[int]) -> Hand:
         raise LookupError("a three-card hand needs three cards")
     a, b, c = three
     suit = _SUIT
-    table = three_card._SUITED if suit[a] == suit[b] == suit[c] else three_card._UNSUITED
+    table = _THREE_SUITED if suit[a] == suit[b] == suit[c] else _THREE_UNSUITED
     entry = table[_FIELD[a] + _FIELD[b] + _FIELD[c]]
-    names = _SUIT_FREE.get(id(entry))  # written out: a third of the hands formed are these
+    names = _SUIT_FREE.get(id(entry[0]))  # written out: a third of the hands formed are these
     return (names, entry[1], three) if names is not None else _hand("three", entry, three)
 
 
@@ -194,8 +206,8 @@ def _entry(five: Sequence[int]) -> Entry:
     s = suit[a]
     code = _FIELD[a] + _FIELD[b] + _FIELD[c] + _FIELD[d] + _FIELD[e]
     if suit[b] == s and suit[c] == s and suit[d] == s and suit[e] == s:
-        return five_card._SUITED[code]
-    return five_card._UNSUITED[code]
+        return _FIVE_SUITED[code]
+    return _FIVE_UNSUITED[code]
 
 
 def _best_of_six(ordered: list[int]) -> Hand:
@@ -207,7 +219,7 @@ def _best_of_six(ordered: list[int]) -> Hand:
     a, b, c, d, e, f = ordered
     code = field[a] + field[b] + field[c] + field[d] + field[e] + field[f]
     suits = count[a] + count[b] + count[c] + count[d] + count[e] + count[f]
-    unsuited = five_card._UNSUITED
+    unsuited = _FIVE_UNSUITED
     best: Entry = unsuited[code - field[f]]
     best_out = 5
     if not (suits + 0x3333) & _FIVE_OF_A_SUIT:  # no five of a suit: no five is a flush
@@ -221,12 +233,12 @@ def _best_of_six(ordered: list[int]) -> Hand:
         flush = next(s for s in range(4) if (suits >> 4 * s) & 15 >= 5)
         for out in (5, 4, 3, 2, 1, 0):
             left_out = ordered[out]
-            table = five_card._SUITED if six_suited or suit[left_out] != flush else unsuited
+            table = _FIVE_SUITED if six_suited or suit[left_out] != flush else unsuited
             entry = table[code - field[left_out]]
             if best_out < 0 or entry[0] > best[0]:
                 best, best_out = entry, out
     used = ordered[:best_out] + ordered[best_out + 1 :]
-    names = _SUIT_FREE.get(id(best))  # `_hand`, written out: the common case
+    names = _SUIT_FREE.get(id(best[0]))  # `_hand`, written out: the common case
     return (names, best[1], used) if names is not None else _hand("five", best, used)
 
 

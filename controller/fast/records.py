@@ -9,6 +9,7 @@ differential tests in ``tests/controller/fast/`` check it event by event).
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Final
 
 from immutables import Map
 
@@ -37,6 +38,31 @@ _CONTRIBUTION_FIELDS = frozenset(
         "diverted_sub",
         "divert_to",
     }
+)
+
+
+#: The slots of `Table` and `Meter`, named here so `KNOWN_SHAPES` can read them: a class compiled
+#: by mypyc keeps no ``__slots__`` attribute.
+_TABLE_SLOTS: Final = ("last_seq", "round", "table_id")
+_METER_SLOTS: Final = (
+    "amount_sub",
+    "contributed_sub",
+    "contributions",
+    "corrected_sub",
+    "hits",
+    "meter_id",
+    "mystery_commitment",
+    "mystery_salt",
+    "mystery_sealed",
+    "mystery_trigger_cents",
+    "open_rounds",
+    "overflow_sub",
+    "paid_sub",
+    "reserve_sub",
+    "retired",
+    "seeded_sub",
+    "seq",
+    "transferred_sub",
 )
 
 
@@ -183,7 +209,7 @@ def _frozen_decision(decision: DecisionLike) -> DecisionMade:
 class Table:
     """A table's position in its stream."""
 
-    __slots__ = ("last_seq", "round", "table_id")
+    __slots__ = _TABLE_SLOTS
 
     def __init__(self, table_id: str, last_seq: int, current: Round | None) -> None:
         self.table_id = table_id
@@ -205,26 +231,7 @@ class Table:
 class Meter:
     """A meter and its running totals (`MeterState`), with ``open_rounds`` as a dict."""
 
-    __slots__ = (
-        "amount_sub",
-        "contributed_sub",
-        "contributions",
-        "corrected_sub",
-        "hits",
-        "meter_id",
-        "mystery_commitment",
-        "mystery_salt",
-        "mystery_sealed",
-        "mystery_trigger_cents",
-        "open_rounds",
-        "overflow_sub",
-        "paid_sub",
-        "reserve_sub",
-        "retired",
-        "seeded_sub",
-        "seq",
-        "transferred_sub",
-    )
+    __slots__ = _METER_SLOTS
 
     def __init__(self, state: MeterState) -> None:
         self.meter_id = state.meter_id
@@ -296,8 +303,8 @@ def _names(cls: type) -> frozenset[str]:
 #: of the rules may add fields; until this module learns them, the session sends everything to the
 #: reference (slower, never different).
 KNOWN_SHAPES = (
-    _names(MeterState) == frozenset(Meter.__slots__)
+    _names(MeterState) == frozenset(_METER_SLOTS)
     and _names(RoundState) == _ROUND_FIELDS
-    and _names(TableState) == frozenset(Table.__slots__)
+    and _names(TableState) == frozenset(_TABLE_SLOTS)
     and _names(ContributionRecorded) == _CONTRIBUTION_FIELDS
 )

@@ -28,10 +28,6 @@ _FRAME = struct.Struct(">Q")
 _LENGTHS = struct.Struct(">QQQQQ")
 
 
-def _framed(*parts: bytes) -> bytes:
-    return b"".join(_FRAME.pack(len(part)) + part for part in parts)
-
-
 def link(previous: bytes, position: int, fields: tuple[str, str, str], payload: bytes) -> bytes:
     """The chain hash of one record, from the hash of the record before it; ``fields`` are its
     key, dedupe id and receive time. Its own bytes are the five lengths, then the five parts."""
@@ -42,9 +38,14 @@ def link(previous: bytes, position: int, fields: tuple[str, str, str], payload: 
 
 
 def snapshot_tag(secret: bytes, position: int, chain: bytes, blob: bytes) -> str:
-    """The snapshot's HMAC-SHA256 tag (hex) over its position, the chain there and its bytes."""
-    message = _framed(str(position).encode(), chain, blob)
-    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+    """The snapshot's HMAC-SHA256 tag (hex) over its position, the chain there and its bytes,
+    each framed by its length (8 bytes, big-endian). Fed part by part: a snapshot at 10,000
+    tables is 63 MB, and joining the message first copied it (0.06 s of a 0.36 s restart)."""
+    mac = hmac.new(secret, digestmod=hashlib.sha256)
+    for part in (str(position).encode(), chain, blob):
+        mac.update(_FRAME.pack(len(part)))
+        mac.update(part)
+    return mac.hexdigest()
 
 
 def tag_holds(secret: bytes, position: int, chain: bytes, blob: bytes, tag: str) -> bool:

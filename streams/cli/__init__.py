@@ -14,8 +14,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from typing import Any
 
+from streams import compiled
 from streams.cli.common import OneLineParser, run_handler
 
 #: Every subcommand: its module, and the extra its imports need ("" for the base install).
@@ -36,6 +38,7 @@ PACKAGE = "table-jackpot-controller"
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = OneLineParser(prog="jackpot", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action=_Version, nargs=0, help="version and fast path")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, module, extra in COMMANDS:
         try:
@@ -45,6 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             _add_missing(sub, name, extra, exc.name or str(exc))
     return parser
+
+
+class _Version(argparse.Action):
+    """``jackpot --version``: the package's version and whether the fast path runs its mypyc
+    build (`streams.compiled`), found out only when asked."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kw: object) -> None:
+        try:
+            version = metadata.version(PACKAGE)
+        except metadata.PackageNotFoundError:
+            version = "unknown"
+        parser.exit(0, f"jackpot {version}; fast path {compiled.mode()}\n")
 
 
 def _add_missing(sub: Any, name: str, extra: str, missing: str) -> None:

@@ -1,8 +1,11 @@
 """``jackpot serve``: the HTTP API (`streams.http.app`) over the embedded engine, with uvicorn.
 
-On start it walks the log's hash chain (a break: it refuses to start, one line naming the
-position, exit 1; `jackpot verify` gives the full check), restores the state from the newest
-snapshot whose tag holds under ``--snapshot-key`` and the log's tail, and activates
+On start it restores the state from the newest snapshot whose tag holds under
+``--snapshot-key`` (and whose chain hash the log still holds) and the log's tail, walking the
+hash chain over that tail (a break: it refuses to start, one line naming the position, exit 1);
+the full check (the chain from the first record, the whole log refolded) then runs in the
+background (`streams.embedded.self_check`: a break stops writes and fails /readyz, which shows the
+check's status; `jackpot verify` is the same check offline). It activates
 the configuration if it changed (a refused configuration stops it with exit code 2, before any
 port is opened). On SIGINT or SIGTERM uvicorn finishes the requests in flight; then a snapshot is
 saved so the next start replays little, and the log is closed (the process then ends by the signal,
@@ -66,8 +69,9 @@ def add_parser(sub: Any) -> None:
         "--self-check-every",
         type=float,
         default=3600.0,
-        help="seconds between background checks that the log's chain holds and refolds to the "
-        "state served (0: never; a break stops all writes and fails /readyz)",
+        help="seconds between background full checks that the log's chain holds from its first "
+        "record and refolds to the state served (one runs right after start; 0: only that one; "
+        "a break stops all writes and fails /readyz)",
     )
     parser.add_argument(
         "--mystery-key",
@@ -114,14 +118,16 @@ def handle(args: argparse.Namespace) -> int:
             return fail("jackpot serve", started.reason)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
-        if args.self_check_every > 0:
-            checker = threading.Thread(
-                target=run_self_check,
-                args=(controller, log, args.self_check_every, stop_signage),
-                daemon=True,
-                name="self-check",
-            )
-            checker.start()
+        # The full check as the server starts (start-up walked only the chain after its
+        # snapshot), then every --self-check-every seconds; /readyz shows its status. Started
+        # by the app, not here: it holds the GIL for seconds at 10,000 tables, and the app's
+        # set-up (routes, sensor) would wait for it before the port opens.
+        checker = threading.Thread(
+            target=run_self_check,
+            args=(controller, log, args.self_check_every, stop_signage),
+            daemon=True,
+            name="self-check",
+        )
         app = create_app(
             controller,
             tokens,
@@ -129,6 +135,7 @@ def handle(args: argparse.Namespace) -> int:
             log=log,
             sensor=sensor,
             on_shutdown=lambda: _stop(controller, log, stop_signage),
+            on_startup=checker.start,
         )
         _announce(args, controller, tokens)
         # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
@@ -153,12 +160,13 @@ def _start_signage(
         return stop
     password = password_from(args.redis_password_file)
     model = RedisReadModel(args.redis, prefix=args.redis_prefix, password=password)
-    feed = SignageFeed(model, lambda: controller.state, on_dirty=sensor.signage_dirty.set)
+    # Meters only: `partial_state` decodes no table (a restart leaves them for their first use).
+    feed = SignageFeed(model, controller.partial_state, on_dirty=sensor.signage_dirty.set)
     controller.subscribe(feed.listener)
     feed.republish_all()
     threading.Thread(target=run_flusher, args=(feed, stop), daemon=True, name="signage").start()
     # Loss of communication for signs reading Redis: the board beside the meter hashes.
-    board = BoardPublisher(controller.liveness, lambda: controller.state.config, model)
+    board = BoardPublisher(controller.liveness, lambda: controller.partial_state().config, model)
     threading.Thread(target=_tick_board, args=(board, stop), daemon=True, name="board").start()
     return stop
 

@@ -65,11 +65,13 @@ def create_app(
     log: EventLog | None = None,
     sensor: MetricsSensor | None = None,
     on_shutdown: Callable[[], None] | None = None,
+    on_startup: Callable[[], None] | None = None,
 ) -> Starlette:
     """The app. ``log`` is the controller's log (read for awards, the log and dead letters);
     by default the controller's own. ``sensor`` is attached to ``controller``; a new one by
     default (its registry is its own, so many apps can live in one process). ``on_shutdown``
-    runs in a worker thread once the server has drained, e.g. to snapshot and close the log."""
+    runs in a worker thread once the server has drained, e.g. to snapshot and close the log;
+    ``on_startup`` as the server starts, before it listens (e.g. start the background check)."""
     metrics = sensor or MetricsSensor()
     metrics.attach(controller)
     ctx = ApiContext(
@@ -95,7 +97,8 @@ def create_app(
         HTTPException: _http_error,
         StoreUnavailable: _store_unavailable,
     }
-    app = Starlette(routes=route_list, exception_handlers=handlers, lifespan=_lifespan(on_shutdown))
+    lifespan = _lifespan(on_startup, on_shutdown)
+    app = Starlette(routes=route_list, exception_handlers=handlers, lifespan=lifespan)
     app.state.context = ctx
     return app
 
@@ -109,9 +112,13 @@ def _read_guard(ctx: ApiContext, endpoint: Endpoint) -> Endpoint:
     return guarded(ctx, READ_ROLES, handler)
 
 
-def _lifespan(on_shutdown: Callable[[], None] | None) -> Lifespan[Starlette]:
+def _lifespan(
+    on_startup: Callable[[], None] | None, on_shutdown: Callable[[], None] | None
+) -> Lifespan[Starlette]:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if on_startup is not None:
+            on_startup()
         yield
         if on_shutdown is not None:
             await run_in_threadpool(on_shutdown)
@@ -125,10 +132,15 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
         return JSONResponse({"status": "ok"})
 
     async def readyz(request: Request) -> Response:
+        """Ready to serve, and the background full check's status (running / passed / failed
+        with the position): start-up walked only the chain after its snapshot."""
         reason = await run_in_threadpool(_not_ready, ctx)
+        check = ctx.controller.full_check.as_dict()
         if reason:
-            return JSONResponse({"status": "not_ready", "reason": reason}, status_code=503)
-        return JSONResponse({"status": "ready", "position": ctx.controller.position})
+            body: dict[str, object] = {"status": "not_ready", "reason": reason}
+            return JSONResponse({**body, "full_check": check}, status_code=503)
+        body = {"status": "ready", "position": ctx.controller.position, "full_check": check}
+        return JSONResponse(body)
 
     async def metrics(request: Request) -> Response:
         """Prometheus text, without authentication: fine on loopback or a private network (no
@@ -146,7 +158,7 @@ def _service_routes(ctx: ApiContext) -> list[Route]:
 
 def _not_ready(ctx: ApiContext) -> str:
     """Why the app cannot serve yet ("" when it can): no configuration restored, or no log."""
-    if ctx.controller.state.config is None:
+    if ctx.controller.partial_state().config is None:
         return "no floor configuration is active: the state is not restored yet"
     if ctx.controller.integrity_fault:
         return f"the integrity self-check failed: {ctx.controller.integrity_fault}"

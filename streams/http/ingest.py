@@ -85,7 +85,7 @@ def _playability(ctx: ApiContext, events: list[object], principal: Principal) ->
     controller = ctx.controller
     ids = (e.get("table_id") for e in events if isinstance(e, dict))
     tables = (t for t in ids if isinstance(t, str) and not principal.refusal(t))
-    return batch_playability(controller.state.config, controller.liveness, tables)
+    return batch_playability(controller.partial_state().config, controller.liveness, tables)
 
 
 def parse_events(body: bytes) -> list[object]:

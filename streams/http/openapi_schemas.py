@@ -31,6 +31,23 @@ _POSITION: Final[Schema] = {"type": "integer", "minimum": 0}
 _COUNT: Final[Schema] = {"type": "integer", "minimum": 0}
 _MONEY: Final[Schema] = {"type": "string", "pattern": MONEY}
 _HIT_STATUS: Final[Schema] = {"enum": ["pending_validation", "validated", "paid"]}
+#: The background full check (chain from the first record, whole refold; start-up walks only
+#: the chain after its snapshot): `streams.embedded.integrity.CheckStatus`.
+_FULL_CHECK: Final[Schema] = {
+    "type": "object",
+    "required": ["state", "position", "at", "reason"],
+    "properties": {
+        "state": {"enum": ["not_started", "running", "passed", "failed"]},
+        "position": {
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "description": "passed (or running after a pass): the position checked up to; "
+            "failed: the first position that broke",
+        },
+        "at": {"type": "string", "description": "when the state last changed (UTC)"},
+        "reason": {"type": "string", "description": "why it failed ('' otherwise)"},
+    },
+}
 
 
 def ref(name: str) -> Schema:
@@ -103,8 +120,12 @@ def component_schemas() -> dict[str, Schema]:
         **_ingest_schemas(),
         **_operator_schemas(),
         "Health": _object({"status": {"const": "ok"}}),
-        "Ready": _object({"status": {"const": "ready"}, "position": _POSITION}),
-        "NotReady": _object({"status": {"const": "not_ready"}, "reason": _STR}),
+        "Ready": _object(
+            {"status": {"const": "ready"}, "position": _POSITION, "full_check": _FULL_CHECK}
+        ),
+        "NotReady": _object(
+            {"status": {"const": "not_ready"}, "reason": _STR, "full_check": _FULL_CHECK}
+        ),
         **table_event_schemas(),
     }
 

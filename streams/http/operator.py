@@ -131,7 +131,7 @@ async def correct(ctx: ApiContext, request: Request, principal: Principal) -> Re
     outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
-    state = ctx.controller.state.meters[meter_id]
+    state = ctx.controller.partial_state().meters[meter_id]
     answer = {"command_id": command.command_id, "meter": meter_view(state)}
     return JSONResponse(answer, headers=outcome)
 
@@ -176,7 +176,7 @@ async def configure(ctx: ApiContext, request: Request, principal: Principal) -> 
     outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
-    state = ctx.controller.state
+    state = ctx.controller.partial_state()
     pending = state.pending_config
     answer = {
         "command_id": command.command_id,
@@ -217,7 +217,7 @@ async def _hit_answer(ctx: ApiContext, command: ValidateHit | PayHit, hit_id: st
     outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
-    hit = ctx.controller.state.hits[hit_id]
+    hit = ctx.controller.partial_state().hits[hit_id]
     return JSONResponse({"command_id": command.command_id, "hit": hit_view(hit)}, headers=outcome)
 
 

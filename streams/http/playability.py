@@ -40,7 +40,8 @@ def routes(ctx: ApiContext) -> list[Route]:
 async def read_playability(ctx: ApiContext, request: Request, principal: Principal) -> Response:
     """Every configured table's and meter's status (built off the event loop: 10,000 tables)."""
     controller = ctx.controller
-    body = await run_in_threadpool(playability, controller.state.config, controller.liveness)
+    config = controller.partial_state().config  # no table decoded: only the configuration
+    body = await run_in_threadpool(playability, config, controller.liveness)
     return JSONResponse(body)
 
 

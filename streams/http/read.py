@@ -60,16 +60,17 @@ def routes(ctx: ApiContext) -> list[Route]:
 
 async def meters(ctx: ApiContext, request: Request, principal: Principal) -> Response:
     """Every meter as signage shows it, and the log position the values reflect."""
-    state, position = ctx.controller.state, ctx.controller.position
+    state, position = ctx.controller.partial_state(), ctx.controller.position
     return JSONResponse({"position": position, "meters": meters_view(state)})
 
 
 async def meter(ctx: ApiContext, request: Request, principal: Principal) -> Response:
     """One meter, or 404 naming the configured meters."""
     meter_id = request.path_params["meter_id"]
-    state = ctx.controller.state.meters.get(meter_id)
+    meters = ctx.controller.partial_state().meters
+    state = meters.get(meter_id)
     if state is None:
-        known = ", ".join(sorted(ctx.controller.state.meters))
+        known = ", ".join(sorted(meters))
         return error(404, f"unknown meter {meter_id[:64]!r}; configured meters: {known}")
     return JSONResponse(meter_view(state))
 
@@ -89,7 +90,7 @@ async def hits(ctx: ApiContext, request: Request, principal: Principal) -> Respo
     wanted = request.query_params.get("status")
     if wanted is not None and wanted not in HIT_STATUSES:
         raise BodyError(400, f"query: status must be one of {', '.join(HIT_STATUSES)}")
-    listed = sorted(ctx.controller.state.hits.values(), key=lambda h: h.hit_id)
+    listed = sorted(ctx.controller.partial_state().hits.values(), key=lambda h: h.hit_id)
     shown = [hit_view(h) for h in listed if wanted is None or h.status == wanted]
     return JSONResponse({"hits": shown})
 

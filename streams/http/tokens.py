@@ -140,6 +140,14 @@ class TokenStore:
         return found.principal if found is not None else None
 
 
+def new_token() -> str:
+    """32 random bytes, URL-safe base64, never starting with ``-``: such a token would read as an
+    option on a command line (``jackpot simulate --token -x…`` fails), one time in 64."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
+
+
 def add_token(
     path: str | Path,
     name: str,
@@ -167,7 +175,7 @@ def add_token(
     entries = _parse(target) if target.exists() else []
     if any(entry.name == name for entry in entries) and not replace:
         raise ConfigError(source, name, "a new name (this one has a token; --replace revokes it)")
-    token = secrets.token_urlsafe(32)
+    token = new_token()
     kept = [entry for entry in entries if entry.name != name]
     kept.append(TokenEntry(name, role, token_digest(token), bound))
     _write(target, kept)

@@ -76,7 +76,7 @@ async def transfer(ctx: ApiContext, request: Request, principal: Principal) -> R
     outcome = await operate_once(ctx, command)
     if isinstance(outcome, Response):
         return outcome
-    meters = ctx.controller.state.meters
+    meters = ctx.controller.partial_state().meters
     answer = {
         "command_id": command.command_id,
         "meter": {**meter_view(meters[meter_id]), "retired": True},

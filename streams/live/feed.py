@@ -85,11 +85,14 @@ class LiveFeed:
         """A feed subscribed to ``controller``, holding what its log's last ``backfill`` records
         show (a batch committed meanwhile is shown once: the position tells)."""
         feed = cls()
-        feed._state_of = lambda: controller.state
+        # Configuration, meters and hits only: no table decoded after a restart (`partial_state`)
+        feed._state_of = controller.partial_state
         feed._position_of = lambda: controller.position
         controller.subscribe(feed.listener)
         feed.backfill(controller.log, backfill)
-        feed.watch = PlayabilityWatch(lambda: controller.liveness, lambda: controller.state.config)
+        feed.watch = PlayabilityWatch(
+            lambda: controller.liveness, lambda: controller.partial_state().config
+        )
         return feed
 
     def backfill(self, log: EventLog, count: int) -> None:

@@ -174,13 +174,15 @@ class MetricsSensor:
 
     def _liveness_source(self) -> tuple[LivenessTracker, FloorConfig | None] | None:
         controller = self._controller
-        return None if controller is None else (controller.liveness, controller.state.config)
+        if controller is None:
+            return None
+        return controller.liveness, controller.partial_state().config
 
     def attach(self, controller: EmbeddedController) -> None:
         """Subscribe to ``controller`` and set the meter gauges from its current state."""
         self._controller = controller
         controller.subscribe(self.listener)
-        self._set_meters(list(controller.state.meters))
+        self._set_meters(list(controller.partial_state().meters))
 
     def listener(self, events: Sequence[Event]) -> None:
         """Count one durable batch; then set the gauges of the meters it touched from the state."""
@@ -190,7 +192,7 @@ class MetricsSensor:
         for event in events:
             self._count(event)
             if isinstance(event, ConfigActivated) and self._controller is not None:
-                touched.update(self._controller.state.meters)
+                touched.update(self._controller.partial_state().meters)
             meter_id = getattr(event, "meter_id", None)
             if isinstance(meter_id, str):
                 touched.add(meter_id)
@@ -220,7 +222,7 @@ class MetricsSensor:
     def _set_meters(self, meter_ids: Sequence[str]) -> None:
         if self._controller is None:
             return
-        state = self._controller.state
+        state = self._controller.partial_state()  # meters only: no table decoded after a restart
         for meter_id in meter_ids:
             meter = state.meters.get(meter_id)
             if meter is not None:

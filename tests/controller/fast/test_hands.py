@@ -14,6 +14,7 @@ from controller.fast import hands
 from controller.model.cards import FULL_DECK, Card, deck_index
 from controller.model.errors import RuleViolation
 from controller.rules.hand_forming import form_hand
+from controller.rules.hands import five_card, three_card
 
 TEXTS = [str(card) for card in FULL_DECK]
 
@@ -21,6 +22,27 @@ TEXTS = [str(card) for card in FULL_DECK]
 def _spelled(text: str, upper: bool, ten: bool) -> str:
     out = text.upper() if upper else text
     return "10" + out[1] if ten and out[0] in "Tt" else out
+
+
+def test_every_classification_entry_has_a_key_object_of_its_own() -> None:
+    """`hands` memoises names by the identity of an entry's key: no two entries, of either
+    kind, may share one (a shared key would hand one entry's names to another)."""
+    tables = (three_card._SUITED, three_card._UNSUITED, five_card._SUITED, five_card._UNSUITED)
+    keys = [id(entry[0]) for table in tables for entry in table.values()]
+    assert len(keys) == len(set(keys)) > 8_000
+
+
+def test_the_names_memo_is_keyed_by_the_tables_own_keys() -> None:
+    """Every three-card entry met is memoised under its key's identity. Compiled by mypyc, a
+    key typed as the reference's fixed-length tuple would be unboxed and boxed anew for each
+    hand, and the memo would hold the ids of dead boxes (then hand one entry's names to
+    another): the tables are read through `Entry`-typed aliases so this holds there too."""
+    hands.clear()
+    for cards in itertools.combinations(TEXTS, 3):
+        hands.form("three_card", cards, (), ())
+    tables = (three_card._SUITED, three_card._UNSUITED)
+    met = {id(entry[0]) for table in tables for entry in table.values()}
+    assert met <= set(hands._SUIT_FREE)
 
 
 def test_every_three_card_hand_forms_as_the_reference_forms_it() -> None:

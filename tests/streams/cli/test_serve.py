@@ -109,6 +109,16 @@ def wait_ready(base: str, process: subprocess.Popen[bytes], output: Path) -> Non
     raise AssertionError(msg)
 
 
+def full_check_settled(base: str) -> dict[str, object]:
+    """/readyz's ``full_check`` once it is no longer running or not started (or at the deadline)."""
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while True:
+        check: dict[str, object] = httpx.get(f"{base}/readyz", timeout=10.0).json()["full_check"]
+        if check["state"] in ("passed", "failed") or time.monotonic() > deadline:
+            return check
+        time.sleep(0.05)
+
+
 def test_serve_ingests_over_real_http_and_snapshots_on_stop(tmp_path: Path) -> None:
     device = add_token(tmp_path / "var" / "tokens.json", "tcp-1-device", "table_device")
     reader = add_token(tmp_path / "var" / "tokens.json", "signage", "read_only")
@@ -129,6 +139,9 @@ def test_serve_ingests_over_real_http_and_snapshots_on_stop(tmp_path: Path) -> N
         assert meter.json()["amount"] == "1000.14"
         assert httpx.get(f"{base}/v1/meters", timeout=10.0).status_code == 401
         assert "jackpot_meter_amount_dollars" in httpx.get(f"{base}/metrics", timeout=10.0).text
+        # The full check starts right after start-up, not after the first hour's interval.
+        check = full_check_settled(base)
+        assert (check["state"], check["reason"]) == ("passed", ""), check
     # uvicorn drains, shuts the app down, then re-raises the SIGTERM it caught
     assert process.returncode == -signal.SIGTERM, output.read_text(encoding="utf-8")
     assert f"listening on {base}" in output.read_text(encoding="utf-8")

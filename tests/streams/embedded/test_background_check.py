@@ -54,3 +54,20 @@ def test_a_state_that_drifted_from_its_log_is_found(tmp_path: Path) -> None:
         api.client.post("/v1/events", json=full_round(), headers=auth("table_device"))
         api.controller._session = Session()  # the state served forgets everything
         assert "differs from the state served" in check_once(api.controller, api.log)
+
+
+def test_the_first_check_runs_at_once_and_every_zero_runs_only_it(tmp_path: Path) -> None:
+    """`jackpot serve --self-check-every 0`: the check after start-up still runs (start-up walked
+    only the chain after its snapshot), then no more."""
+    with open_api(tmp_path) as api:
+        api.client.post("/v1/events", json=full_round(), headers=auth("table_device"))
+        assert api.controller.full_check.state == "not_started"
+        began = time.monotonic()
+        run_self_check(api.controller, api.log, 0, threading.Event())  # returns: no interval
+        assert time.monotonic() - began < 30
+        check = api.controller.full_check
+        assert (check.state, check.position) == ("passed", api.log.head())
+        stopped = threading.Event()
+        stopped.set()
+        run_self_check(api.controller, api.log, 0, stopped)  # stopped before: nothing checked
+        assert api.controller.full_check is check

@@ -8,12 +8,16 @@ authenticated), and meters unchanged.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from starlette.testclient import TestClient
 
+from streams.embedded.self_check import run_check
+from streams.http.app import create_app
 from streams.http.ingest import MAX_BATCH
 from streams.http.tokens import Role
 from tests.streams.http.support import (
@@ -24,6 +28,7 @@ from tests.streams.http.support import (
     full_round,
     open_api,
     opening,
+    token_store,
 )
 
 
@@ -320,11 +325,27 @@ def test_health_and_readiness(api: Api) -> None:
     assert api.client.get("/healthz").json() == {"status": "ok"}
     ready = api.client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "position": api.log.head()}
+    head = api.log.head()
+    not_started = {"state": "not_started", "position": None, "at": "", "reason": ""}
+    assert ready.json() == {"status": "ready", "position": head, "full_check": not_started}
+    assert run_check(api.controller, api.log, threading.Event())
+    check = api.client.get("/readyz").json()["full_check"]
+    assert (check["state"], check["position"], check["reason"]) == ("passed", head, "")
     api.log.close()
     not_ready = api.client.get("/readyz")
     assert not_ready.status_code == 503
     assert "event log cannot be read" in not_ready.json()["reason"]
+
+
+def test_on_startup_runs_as_the_server_starts_before_a_request(api: Api) -> None:
+    """`jackpot serve` starts the background full check there (`streams.cli.serve`)."""
+    calls: list[str] = []
+    app = create_app(api.controller, token_store(), on_startup=lambda: calls.append("started"))
+    assert calls == []
+    with TestClient(app) as client:
+        assert calls == ["started"]
+        assert client.get("/healthz").status_code == 200
+    assert calls == ["started"]
 
 
 def test_metrics_show_the_meters_after_ingest(api: Api) -> None:

@@ -11,7 +11,14 @@ import pytest
 
 from controller.model.errors import ConfigError
 from streams.cli import token as token_cmd
-from streams.http.tokens import Principal, TokenEntry, TokenStore, add_token, token_digest
+from streams.http.tokens import (
+    Principal,
+    TokenEntry,
+    TokenStore,
+    add_token,
+    new_token,
+    token_digest,
+)
 
 
 def test_a_new_token_authenticates_and_only_its_hash_is_stored(tmp_path: Path) -> None:
@@ -231,3 +238,12 @@ def test_the_cli_refuses_tables_for_other_roles(
     assert run_token_cli([*argv, "--tables", "TCP-01,"]) == 2  # the role is refused first
     assert f"no tables for a {role} token" in capsys.readouterr().err
     assert not path.exists()
+
+
+def test_a_new_token_never_starts_with_a_dash() -> None:
+    """A token passed as ``--token <token>`` must not read as an option: one in 64 URL-safe
+    base64 strings starts with ``-``, so 2,000 draws would find one (all but surely)."""
+    drawn = [new_token() for _ in range(2_000)]
+    assert not [token for token in drawn if token.startswith("-")]
+    assert len(set(drawn)) == len(drawn)
+    assert all(len(token) == 43 for token in drawn)  # 32 random bytes, URL-safe base64
