@@ -32,7 +32,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.scaleout import meters as meters_module
 from streams.scaleout import rounds as rounds_module
-from streams.scaleout.records import Processed, SourcePos
+from streams.scaleout.records import Processed, SourcePos, coalesced
 
 PARTITIONS = 6
 BATCH = 500
@@ -60,23 +60,35 @@ def partitioned(topic: str, key: str, value: bytes, offsets: dict[int, int]) -> 
 
 
 def run_batches(lane: Lane, topic: str, inputs: Sequence[Input]) -> list[Output]:
-    """Every input through ``lane`` in batches of `BATCH` (txloop's `_decide` and
+    """Every input through ``lane`` in batches of `BATCH` (txloop's `decide`, `_produce` and
     `_write_state`): the outputs, in order."""
     outputs: list[Output] = []
     for start in range(0, len(inputs), BATCH):
         pending: dict[tuple[int, str], Any] = {}
+        batch: list[Output] = []
         for _, part, key, value in inputs[start : start + BATCH]:
             record = pending.get((part, key)) or lane.states[part].get(key)
             pos = SourcePos(topic, part, lane.offsets.get(part, 0), 1_764_417_600_000)
             lane.offsets[part] = pos.offset + 1
             result = lane.process(record, key, value, pos)
-            outputs.extend(result.outputs)
+            batch.extend(result.outputs)
             if result.record is not None:
                 pending[(part, key)] = result.record
+        produced(batch)
+        outputs.extend(batch)
         for (part, key), record in pending.items():
             lane.to_bytes(record)
             lane.states[part][key] = record
     return outputs
+
+
+def produced(batch: list[Output]) -> int:
+    """What `txloop._produce` reads of a batch's outputs: the kept ones' key, value and dedupe
+    id (a lazy output is written here, as in the worker); the bytes handed over."""
+    size = 0
+    for out in coalesced(batch):
+        size += len(out.key.encode()) + len(out.value) + len(out.dedupe_id.encode())
+    return size
 
 
 def claims_of(outputs: Sequence[Output], topic: str) -> list[Input]:
@@ -200,6 +212,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"load average after: {os.getloadavg()}")
     for name, values in got.items():
         print(f"{name:12} median {median(values):8.1f}  {' '.join(f'{v:.1f}' for v in values)}")
+    for lane in ("round", "meter") if args.versus else ():
+        pairs = tuple(a / b for a, b in zip(got[lane], got[f"versus_{lane}"], strict=True))
+        spread = f"{min(pairs):.3f}-{max(pairs):.3f}"
+        print(f"{lane} / versus per pair: median {median(pairs):.3f}  {spread}")
 
 
 if __name__ == "__main__":

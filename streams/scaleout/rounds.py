@@ -22,10 +22,11 @@ events
 
 **Liveness.** Every input that shows a table is alive (an accepted event, a duplicate of one, a
 heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`, a
-latest-wins output: the stage keeps the last per table of each batch); the broker stamps it,
-and `streams.scaleout.liveness` turns those stamps into playability. A refused input is no sign of
-life (as on the embedded engine), and a worker that is down writes none, so
-its tables turn unplayable once the limit passes: the controller's outage is seen too.
+latest-wins output: the worker keeps the last per table of each batch, and a `Heard` is encoded
+only if kept); the broker stamps it, and `streams.scaleout.liveness` turns those stamps into
+playability. A refused input is no sign of life (as on the embedded engine), and a worker that is
+down writes none, so its tables turn unplayable once the limit passes: the controller's outage is
+seen too.
 
 A ``heartbeat`` (contract version 2) passes the door and the key check and then produces only its
 liveness record: it is not a table event, so it never reaches the core or the events topic; its
@@ -57,6 +58,7 @@ from streams.door.fast_decode import decode_event
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
 from streams.scaleout.fast_settle import FastSettle
+from streams.scaleout.heard import Heard
 from streams.scaleout.records import (
     Processed,
     SourcePos,
@@ -227,7 +229,7 @@ class RoundProcessor:
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
-        return heard_output(self._names.liveness, table_id, kind, event_id, pos)
+        return Heard(self._names.liveness, table_id, kind, event_id, pos)
 
     def _reject(
         self,
@@ -261,9 +263,9 @@ class RoundProcessor:
 
 def heard_output(topic: str, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
     """A sign of life from ``table_id``: ``kind`` is "event", "duplicate" or "heartbeat"; the
-    source position makes the dedupe id (a redelivery writes the same record again, harmlessly)."""
-    body = {"table_id": table_id, "heard": kind, "event_id": event_id, "source": pos.label}
-    return Output(topic, table_id, dumps(body), f"heard@{pos.label}", latest_wins=True)
+    source position makes the dedupe id (a redelivery writes the same record again, harmlessly).
+    Encoded only when read (`streams.scaleout.heard`)."""
+    return Heard(topic, table_id, kind, event_id, pos)
 
 
 def _fields(raw: bytes) -> dict[str, object]:
