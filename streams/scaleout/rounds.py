@@ -54,7 +54,6 @@ from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import table_from_dict, table_to_dict
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
-from streams.door.fast_decode import decode_event
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
 from streams.scaleout.fast_settle import FastSettle
@@ -69,6 +68,7 @@ from streams.scaleout.records import (
     op_to_bytes,
     safe_key,
 )
+from streams.scaleout.table_read import read_event
 
 RECENT_IDS = 64
 
@@ -190,7 +190,7 @@ class RoundProcessor:
 
     @staticmethod
     def _parse(raw: bytes, key: str | None) -> TableEvent | Heartbeat:
-        event = decode_event(raw)  # msgspec fast path; jsonschema explains refusals
+        event = read_event(raw)  # the door, fast (`table_read`); jsonschema explains refusals
         if key != event.table_id:
             shown = key if key is None else safe_key(key)  # a rogue key may be any size
             msg = (
