@@ -32,7 +32,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.scaleout import meters as meters_module
 from streams.scaleout import rounds as rounds_module
-from streams.scaleout.records import Processed, SourcePos, coalesced
+from streams.scaleout.records import Processed, SourcePos, coalesced, source_pos
 
 PARTITIONS = 6
 BATCH = 500
@@ -68,7 +68,7 @@ def run_batches(lane: Lane, topic: str, inputs: Sequence[Input]) -> list[Output]
         batch: list[Output] = []
         for _, part, key, value in inputs[start : start + BATCH]:
             record = pending.get((part, key)) or lane.states[part].get(key)
-            pos = SourcePos(topic, part, lane.offsets.get(part, 0), 1_764_417_600_000)
+            pos = source_pos(topic, part, lane.offsets.get(part, 0), 1_764_417_600_000)
             lane.offsets[part] = pos.offset + 1
             result = lane.process(record, key, value, pos)
             batch.extend(result.outputs)

@@ -14,7 +14,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
-from streams.scaleout.records import SourcePos
+from streams.scaleout.records import source_pos
 from streams.scaleout.store import Lane, PartitionState, is_reserved
 
 LOG = logging.getLogger("jackpot.kafka.worker")
@@ -60,7 +60,7 @@ def decide(
         key_bytes = None if key is None else as_bytes(key)
         record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
         text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
-        pos = SourcePos(topic, part, offset or 0, message.timestamp()[1])
+        pos = source_pos(topic, part, offset or 0, message.timestamp()[1])
         result = lane.process(record, text_key, as_bytes(message.value()), pos)
         batch.outcomes.setdefault(lane.name, []).append(result.outcome)
         batch.outputs.setdefault(lane.name, []).extend(result.outputs)

@@ -30,8 +30,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
+from controller.fast.build import builder
 from controller.meter import decide_meter, evolve_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
 from controller.model.events import ContributionRecorded, MeterEvent, ProgressiveHit
@@ -50,6 +52,7 @@ from streams.scaleout.records import (
     dumps,
     event_output,
     op_from_bytes,
+    processed,
 )
 
 
@@ -69,12 +72,14 @@ class MeterRecord:
     # The constructor, not `dataclasses.replace`: it ran two or three times per claim and was a
     # fifth of the processor's time.
     def stamped(self, pos: SourcePos) -> MeterRecord:
-        return MeterRecord(
-            self.meter, self.marks, pos.partition, pos.offset, self.diverts, self.hold
-        )
+        return _record(self.meter, self.marks, pos.partition, pos.offset, self.diverts, self.hold)
 
     def with_meter(self, meter: MeterState) -> MeterRecord:
-        return MeterRecord(meter, self.marks, self.partition, self.offset, self.diverts, self.hold)
+        return _record(meter, self.marks, self.partition, self.offset, self.diverts, self.hold)
+
+
+#: `MeterRecord`'s positional constructor (`controller.fast.build`: the same object, faster).
+_record: Final = builder(MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold"))
 
 
 def meter_record_to_bytes(record: MeterRecord) -> bytes:
@@ -153,10 +158,10 @@ class MeterProcessor:
         if isinstance(event, ContributionRecorded):
             record = self._mystery_hit(record, definition, event, op, outputs)
         marks = {**record.marks, op.table_id: (op.table_seq, op.index)}
-        stored = MeterRecord(
+        stored = _record(
             record.meter, marks, pos.partition, pos.offset, record.diverts, record.hold
         )
-        return Processed("applied", stored, (*outputs,))
+        return processed("applied", stored, (*outputs,))
 
     def _divert(
         self,

@@ -42,8 +42,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from typing import Final
 
 from controller.config.floor import FloorConfig
+from controller.fast.build import builder
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
@@ -66,6 +68,8 @@ from streams.scaleout.records import (
     dumps,
     event_output,
     op_to_bytes,
+    output,
+    processed,
     safe_key,
 )
 from streams.scaleout.table_read import read_event
@@ -86,7 +90,7 @@ class TableRecord:
     ids: dict[str, str] | None = field(default=None, compare=False, repr=False)
 
     def stamped(self, pos: SourcePos) -> TableRecord:
-        return TableRecord(self.table, pos.partition, pos.offset, self.recent, self.ids)
+        return _record(self.table, pos.partition, pos.offset, self.recent, self.ids)
 
     def earlier(self, event_id: str) -> str | None:
         """The digest of the accepted event with this id ("" if only its id is known), or None."""
@@ -113,8 +117,11 @@ class TableRecord:
             ids[event_id] = digest
             if len(ids) > len(recent):
                 del ids[self.recent[0][0]]
-            return TableRecord(table, pos.partition, pos.offset, recent, ids)
-        return TableRecord(table, pos.partition, pos.offset, recent)
+            return _record(table, pos.partition, pos.offset, recent, ids)
+        return _record(table, pos.partition, pos.offset, recent, None)
+
+
+_record: Final = builder(TableRecord, ("table", "partition", "offset", "recent", "ids"))
 
 
 def table_record_to_bytes(record: TableRecord) -> bytes:
@@ -163,13 +170,13 @@ class RoundProcessor:
             if reason:
                 return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=None)
             heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
-            return Processed("heartbeat", record.stamped(pos) if record else None, heard)
+            return processed("heartbeat", record.stamped(pos) if record else None, heard)
         encoded = encode(event)  # once: the digest and the events topic's record share it
         digest = hashlib.blake2b(encoded, digest_size=8).hexdigest()
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
             heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)
-            return Processed("duplicate", record.stamped(pos), heard)
+            return processed("duplicate", record.stamped(pos), heard)
         if earlier is not None:
             reason = reused_id_reason(event.event_id)
             return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=event)
@@ -211,7 +218,7 @@ class RoundProcessor:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         names, table_id, (value, digest) = self._names, event.table_id, encoded
         table = evolve_table(record.table if record else None, event)
-        outputs = [Output(names.events, table_id, value, event.event_id)]  # `event_output`'s
+        outputs = [output(names.events, table_id, value, event.event_id)]  # `event_output`'s
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
             if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
@@ -219,13 +226,13 @@ class RoundProcessor:
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     table = add_contribution(table, step.round_id, entry)
                 payload = op_to_bytes(claim_op(step, event.seq, index))
-                outputs.append(Output(names.meter_claims, step.meter_id, payload, step_id))
+                outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
             else:
                 outputs.append(event_output(names.events, table_id, step, step_id))
                 outputs.append(event_output(names.awards, table_id, step, step_id))
         outputs.append(self._heard(table_id, "event", event.event_id, pos))
         base = record or TableRecord(table, pos.partition, pos.offset)
-        return Processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
+        return processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
