@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from streams.codec import Output
-from streams.scaleout import heard
-from streams.scaleout.records import SourcePos, coalesced
+from streams.scaleout.records import SourcePos, coalesced, dumps
 from streams.scaleout.rounds import heard_output
 
 POS = SourcePos("p.table-events", 2, 41, 1_796_000_000_000)
@@ -31,13 +30,12 @@ def test_it_is_the_eager_record_field_for_field() -> None:
 
 def test_a_batch_encodes_only_the_records_it_keeps(monkeypatch: pytest.MonkeyPatch) -> None:
     written: list[object] = []
-    dumps = heard.dumps
 
     def counted(value: object) -> bytes:
         written.append(value)
         return dumps(value)
 
-    monkeypatch.setattr(heard, "dumps", counted)
+    monkeypatch.setattr("streams.scaleout.heard.dumps", counted)
     batch: list[Output] = []
     for offset in range(500):
         pos = SourcePos("p.table-events", 0, offset)
