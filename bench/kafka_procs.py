@@ -8,7 +8,9 @@ ends), against a ``json.loads`` of the same records: the least any processor tha
 Time is ``time.process_time`` (CPU, steadier than wall time on a shared host), alternating the
 contenders ``repeats`` times.
 
-``python -m bench.kafka_procs [--events N] [--repeats R] [--profile OUT.pstats]`` runs it alone.
+``python -m bench.kafka_procs [--events N] [--repeats R] [--profile OUT.pstats]`` runs it alone;
+``--versus PKG`` alternates another package's ``rounds`` and ``meters`` with this tree's;
+``--once r|rm`` makes one untimed pass (`once`: for cachegrind).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import cProfile
 import importlib
 import json
 import os
+import pickle
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -26,13 +29,15 @@ from types import ModuleType
 from typing import Any
 
 from bench import workload
-from bench.common import Row, Settings, median
+from bench.common import CACHE_DIR, Row, Settings, median
 from controller.config.floor import FloorConfig
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.scaleout import meters as meters_module
 from streams.scaleout import rounds as rounds_module
+from streams.scaleout.meters import MeterProcessor, meter_record_to_bytes
 from streams.scaleout.records import Processed, SourcePos, coalesced, source_pos
+from streams.scaleout.rounds import RoundProcessor, table_record_to_bytes
 
 PARTITIONS = 6
 BATCH = 500
@@ -193,6 +198,26 @@ def run_rows(settings: Settings) -> list[Row]:
     return rows
 
 
+def once(events: int, seed: int, which: str) -> None:
+    """One pass of the round lane ("r"), the meter lane on its claims ("m") or both, untimed,
+    for ``valgrind --tool=cachegrind`` (instructions: deterministic where CPU time is not). The
+    inputs are made once and kept in ``.cache/bench`` so that their making is not counted; the
+    round lane runs for "m" too (its claims are the meter lane's input), so the meter lane's
+    count is "rm" less "r"."""
+    names = TopicNames("bench")
+    path = CACHE_DIR / f"kafka-procs-{events}-{seed}.pickle"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(table_inputs(events, seed, names.table_events)[1]))
+    tables: list[Input] = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file
+    config = workload.example_floor()[1]
+    rounds = fresh(RoundProcessor(config, names).process, table_record_to_bytes)
+    outputs = run_batches(rounds, names.table_events, tables)
+    if "m" in which:
+        meters = fresh(MeterProcessor(config, names).process, meter_record_to_bytes)
+        run_batches(meters, names.meter_claims, claims_of(outputs, names.meter_claims))
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the figures (and write a cProfile of one pass of both lanes if asked)."""
     parser = argparse.ArgumentParser(prog="python -m bench.kafka_procs")
@@ -201,7 +226,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--profile", default="")
     parser.add_argument("--versus", default="", help="a package with rounds and meters to compare")
+    parser.add_argument("--once", default="", help="one untimed pass of these lanes (r, m, rm)")
     args = parser.parse_args(argv)
+    if args.once:
+        once(args.events, args.seed, args.once)
+        return
     if args.profile:
         profiler = cProfile.Profile()
         profiler.runcall(measure, args.events, args.seed, 1)

@@ -3,6 +3,11 @@ against a json.loads pass of its own inputs, and main's copy alongside when aske
 
 from __future__ import annotations
 
+import pickle
+from pathlib import Path
+
+import pytest
+
 from bench import BENCHMARKS, kafka_procs
 from bench.common import PRESETS
 
@@ -24,3 +29,11 @@ def test_mains_processors_can_run_alongside() -> None:
     got = kafka_procs.measure(300, 7, 1, versus="tests.streams.scaleout.mainref")
     assert set(got) >= {"round", "meter", "versus_round", "versus_meter", "claims"}
     assert got["claims"][0] > 0
+
+
+def test_one_untimed_pass_keeps_its_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kafka_procs, "CACHE_DIR", tmp_path)
+    kafka_procs.main(["--once", "rm", "--events", "60", "--seed", "3"])
+    kept = tmp_path / "kafka-procs-60-3.pickle"
+    assert len(pickle.loads(kept.read_bytes())) == 60  # noqa: S301 - written by the test
+    kafka_procs.main(["--once", "r", "--events", "60", "--seed", "3"])  # read back, not made
