@@ -96,20 +96,34 @@ def decide_item(
     except RuleViolation as exc:
         out.add(*refuse(raw, str(exc), ctx.clock), ctx.now)
         return
+    decide_checked(out, lambda: raw, command, seen, ctx, asked=asked)
+
+
+def decide_checked(
+    out: Decided,
+    raw: Callable[[], object],
+    command: TableEvent | Heartbeat,
+    seen: dict[str, bytes],
+    ctx: Context,
+    *,
+    asked: bool,
+) -> None:
+    """`decide_item` of an item the door read as ``command``; ``raw()`` gives the item as
+    parsed, for a refusal's dead letter (`streams.embedded.lines` parses a line only then)."""
     refusal = ctx.scope(command.table_id) if ctx.scope is not None else ""
     if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
-        out.add(*refuse(raw, refusal, ctx.clock), ctx.now)
+        out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
     elif isinstance(command, Heartbeat):
         _heartbeat(out, raw, command, ctx)
     else:
         _table_event(out, raw, command, seen, ctx, asked=asked)
 
 
-def _heartbeat(out: Decided, raw: object, beat: Heartbeat, ctx: Context) -> None:
+def _heartbeat(out: Decided, raw: Callable[[], object], beat: Heartbeat, ctx: Context) -> None:
     """Noted, not logged: a heartbeat changes no meter."""
     reason = unknown_table_reason(ctx.session().config, beat.table_id)
     if reason:
-        out.add(*refuse(raw, reason, ctx.clock), ctx.now)
+        out.add(*refuse(raw(), reason, ctx.clock), ctx.now)
         return
     out.heard.append(beat.table_id)
     out.outcomes.append(new_answer(beat.event_id, "accepted", HEARTBEAT_NOTED))
@@ -117,7 +131,7 @@ def _heartbeat(out: Decided, raw: object, beat: Heartbeat, ctx: Context) -> None
 
 def _table_event(
     out: Decided,
-    raw: object,
+    raw: Callable[[], object],
     command: TableEvent,
     seen: dict[str, bytes],
     ctx: Context,
@@ -132,7 +146,7 @@ def _table_event(
         out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
         return
     if earlier is not None:
-        out.add(*refuse(raw, reused_id_reason(event_id), ctx.clock), ctx.now)
+        out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
         return
     ahead = ahead_reason(command.occurred_at, ctx.latest)
     produced = () if ahead else ctx.session().step(command)  # decided: the session advanced
@@ -142,7 +156,7 @@ def _table_event(
             out.unsure.append(event_id)
         rejected = first if isinstance(first, EventRejected) else None
         reason = rejected.reason if rejected is not None else ahead
-        out.add(*refuse(raw, reason, ctx.clock, rejected), ctx.now)
+        out.add(*refuse(raw(), reason, ctx.clock, rejected), ctx.now)
         return
     seen[event_id] = payload
     out.heard.append(command.table_id)

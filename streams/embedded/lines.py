@@ -12,9 +12,10 @@ no frozen event, unless something reads it (a refusal's dead letter parses the l
 
 The checks and their order are `streams.embedded.batch`'s: the submitter's scope, the duplicate
 check, the received-time bound, the core's verdict. Every other line (a settlement, a void, a
-heartbeat, anything the struct decode does not vouch for) is parsed by `parse_json_line` and
-decided by `decide_item`, exactly as `submit` decides it; a line that is not one JSON object is
-dead-lettered in its place with the parser's reason and the line's text.
+heartbeat) is decided on the frozen event its struct holds (`decide_checked`, the line parsed
+only for a refusal's dead letter); a line the struct decode does not vouch for is parsed by
+`parse_json_line` and decided by `decide_item`, exactly as `submit` decides it; a line that is
+not one JSON object is dead-lettered in its place with the parser's reason and the line's text.
 ``tests/streams/embedded/test_lines_differential.py`` holds `submit_lines` to the reference
 `submit` over the parsed lines: same answers, records (bytes), state and liveness.
 """
@@ -22,6 +23,7 @@ dead-lettered in its place with the parser's reason and the line's text.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Final
 
 import msgspec
@@ -34,6 +36,7 @@ from controller.model.events import Event, EventRejected
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
+    TableEvent,
     TableEventBase,
     WagerPlaced,
     WagersLocked,
@@ -42,6 +45,8 @@ from streams.codec import encode, record_key, reused_id_reason
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
     DecisionStruct,
+    EventStruct,
+    HeartbeatStruct,
     RoundHead,
     RoundOpenedStruct,
     RoundStruct,
@@ -50,8 +55,16 @@ from streams.door.contract_structs import (
 )
 from streams.door.fast_core import Emitted, recorded
 from streams.door.fast_decode import round_event, try_decode_line
+from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import parse_json_line
-from streams.embedded.batch import Context, Decided, decide_item, new_answer, new_record
+from streams.embedded.batch import (
+    Context,
+    Decided,
+    decide_checked,
+    decide_item,
+    new_answer,
+    new_record,
+)
 from streams.embedded.intake import refuse
 from streams.embedded.received import ahead_reason
 
@@ -84,8 +97,11 @@ def decide_lines(lines: list[bytes], logged: dict[str, bytes] | None, ctx: Conte
     for line in lines:
         struct = try_decode_line(line)
         entry = hot.get(type(struct))
-        if entry is None:
+        if struct is None:
             _parsed_line(out, line, seen, ctx, asked=asked)
+        elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
+            command = _frozen(struct)
+            decide_checked(out, partial(parse_json_line, line), command, seen, ctx, asked=asked)
         else:
             _hot_line(out, line, struct, entry, seen, ctx=ctx, asked=asked)  # type: ignore[arg-type]
     return out
@@ -100,6 +116,15 @@ def items_of(lines: list[bytes]) -> list[object]:
         except RuleViolation:
             items.append(_text(line))
     return items
+
+
+def _frozen(struct: EventStruct) -> TableEvent | Heartbeat:
+    """`fast_decode.decode_event`'s event for a vouched line's struct."""
+    if isinstance(struct, HeartbeatStruct):
+        return Heartbeat(
+            event_id=struct.event_id, table_id=struct.table_id, occurred_at=struct.occurred_at
+        )
+    return round_event(struct)
 
 
 def _text(line: bytes) -> str:
