@@ -142,14 +142,17 @@ class EmbeddedController(Views):
             items = list(raws)
             return self._submit(partial(decide_batch, items), lambda: items, scope)
 
-    def submit_lines(self, lines: Iterable[bytes], scope: Scope | None = None) -> list[Outcome]:
+    def submit_lines(
+        self, lines: Iterable[bytes], scope: Scope | None = None, names: Sequence[str] = ()
+    ) -> list[Outcome]:
         """`submit` of the items JSON lines hold (each read by `parse_json_line`; a line it
-        refuses is dead-lettered in its place with that reason and the line's text): the same
-        answers, records and state, most lines decided on the door's structs without a dict
-        (`streams.embedded.lines`)."""
+        refuses is dead-lettered in its place with that reason, the line named by ``names`` if
+        given, and the line's text): the same answers, records and state, most lines decided
+        on the door's structs without a dict (`streams.embedded.lines`)."""
         with self._lock:
             batch = list(lines)
-            return self._submit(partial(decide_lines, batch), partial(items_of, batch), scope)
+            decide = partial(decide_lines, batch, names)
+            return self._submit(decide, partial(items_of, batch), scope)
 
     def _submit(
         self, decide: Decide, items: Callable[[], list[object]], scope: Scope | None

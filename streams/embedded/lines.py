@@ -22,7 +22,7 @@ not one JSON object is dead-lettered in its place with the parser's reason and t
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
@@ -90,15 +90,19 @@ def _hot() -> dict[type, tuple[Decider, Plan]]:
 _HOT: Final = _hot()
 
 
-def decide_lines(lines: list[bytes], logged: dict[str, bytes] | None, ctx: Context) -> Decided:
-    """`decide_batch` of the lines' items (see the module's docstring)."""
+def decide_lines(
+    lines: list[bytes], names: Sequence[str], logged: dict[str, bytes] | None, ctx: Context
+) -> Decided:
+    """`decide_batch` of the lines' items (see the module's docstring); a line the reader
+    refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given."""
     out, seen, asked = Decided(), dict(logged or {}), logged is not None
     hot = _HOT
-    for line in lines:
+    for index, line in enumerate(lines):
         struct = try_decode_line(line)
         entry = hot.get(type(struct))
         if struct is None:
-            _parsed_line(out, line, seen, ctx, asked=asked)
+            name = names[index] if names else ""
+            _parsed_line(out, line, seen, ctx, asked=asked, name=name)
         elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
             command = _frozen(struct)
             decide_checked(out, partial(parse_json_line, line), command, seen, ctx, asked=asked)
@@ -132,12 +136,13 @@ def _text(line: bytes) -> str:
 
 
 def _parsed_line(
-    out: Decided, line: bytes, seen: dict[str, bytes], ctx: Context, *, asked: bool
+    out: Decided, line: bytes, seen: dict[str, bytes], ctx: Context, *, asked: bool, name: str
 ) -> None:
     try:
         raw = parse_json_line(line)
-    except RuleViolation as exc:
-        out.add(*refuse(_text(line), str(exc), ctx.clock), ctx.now)
+    except RuleViolation as exc:  # the reader says "line:"; the caller may say which
+        reason = str(exc).replace("line: ", f"{name}: ", 1) if name else str(exc)
+        out.add(*refuse(_text(line), reason, ctx.clock), ctx.now)
         return
     decide_item(out, raw, seen, ctx, asked=asked)
 

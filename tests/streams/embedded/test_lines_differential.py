@@ -207,3 +207,14 @@ def test_a_line_that_is_not_json_is_dead_lettered_in_its_place() -> None:
     assert len(letters) == 1
     assert json.loads(letters[0])["raw"] == '{"type": "wager'
     assert json.loads(letters[0])["reason"] == answers[1].reason
+
+
+def test_a_refused_line_is_named_as_the_caller_names_it() -> None:
+    """`jackpot ingest` names each line by its number in the file."""
+    engine = EmbeddedController(MemoryLog(), MemoryLog(), clock=lambda: NOW)
+    engine.start(PA, "floor.toml")
+    answers = engine.submit_lines([b"[1]", b"{"], names=["line 4", "line 9"])
+    assert [a.reason for a in answers] == [
+        "line 4: expected a JSON object, got an array",
+        "line 9: malformed JSON: Expecting property name enclosed in double quotes at character 2",
+    ]
