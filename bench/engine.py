@@ -1,11 +1,12 @@
 """Row "embedded engine": batched ingest into the durable log with the meters kept up to date.
 
-Subject: `streams.embedded.engine.EmbeddedController.submit` over a fresh
-`streams.adapters.sqlite.SqliteLog`
-(WAL, ``synchronous=FULL``), fed the parsed events in batches, as the HTTP edge hands them over
-(parsing the request body is the HTTP layer's cost, left out here; HTTP batching comes later).
-Reference: the same input events appended, in the same batches, to a fresh log of the same kind
-with no processing at all (payload = the event's JSON line, dedupe id = its event_id).
+Subject: `streams.embedded.engine.EmbeddedController.submit_lines` over a fresh
+`streams.adapters.sqlite.SqliteLog` (WAL, ``synchronous=FULL``), fed the events' JSON lines in
+batches, as ``jackpot ingest`` reads them: the parse is the subject's (most lines decoded straight
+into the door's structs, `streams.embedded.lines`). Reference: the same lines appended, in the
+same batches, to a fresh log of the same kind with no processing at all (payload = the line,
+dedupe id = its event_id). Extra figures, same run: the old entry (`submit` of the parsed events,
+as the HTTP edge hands them over, the parse not counted) and its ratio to the same reference.
 Each repetition gets fresh databases in a temporary directory; opening them is not timed.
 """
 
@@ -19,7 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from bench import workload
-from bench.common import EXAMPLE_CONFIG, Figure, Goal, Row, Settings, paired, rate_row, stopwatch
+from bench.common import (
+    EXAMPLE_CONFIG,
+    Figure,
+    Goal,
+    Row,
+    Settings,
+    median,
+    paired,
+    rate_row,
+    rates,
+    stopwatch,
+)
 from streams.adapters.sqlite import SqliteLog
 from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
@@ -38,8 +50,11 @@ def _batches(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
 class _EngineRun:
     """One repetition of the subject; keeps what the last run saw, for the row's details."""
 
-    def __init__(self, text: str, raws: list[Any], batch: int, folder: Path) -> None:
+    def __init__(
+        self, text: str, raws: Sequence[Any], batch: int, folder: Path, *, lines: bool
+    ) -> None:
         self.text = text
+        self.lines = lines
         self.batches = _batches(raws, batch)
         self.folder = folder
         self.runs = 0
@@ -48,16 +63,18 @@ class _EngineRun:
 
     def __call__(self) -> float:
         self.runs += 1
-        log = SqliteLog(self.folder / f"engine-{self.runs}.db")
+        log = SqliteLog(self.folder / f"engine-{self.lines}-{self.runs}.db")
         try:
             controller = EmbeddedController(log, log)
             controller.start(self.text, str(EXAMPLE_CONFIG))
             before = log.head()
             outcomes: list[Any] = []
 
+            submit = controller.submit_lines if self.lines else controller.submit
+
             def ingest() -> None:
                 for batch in self.batches:
-                    outcomes.extend(controller.submit(batch))
+                    outcomes.extend(submit(batch))
 
             seconds = stopwatch(ingest)
             self.statuses = Counter(outcome.status for outcome in outcomes)
@@ -97,10 +114,15 @@ def run_rows(settings: Settings) -> list[Row]:
     ]
     raws: list[Any] = [json.loads(line) for line in lines]
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder:
-        engine = _EngineRun(text, raws, settings.engine_batch, Path(folder))
+        engine = _EngineRun(text, lines, settings.engine_batch, Path(folder), lines=True)
         append = _AppendRun(lines, raws, settings.engine_batch, Path(folder))
         times = paired(engine, append, settings.repeats)
+        old = _EngineRun(text, raws, settings.engine_batch, Path(folder), lines=False)
+        old_times = paired(old, append, settings.repeats)
+        old_rate = median(rates(len(raws), old_times.subject))
         extra: dict[str, Figure] = {
+            "old_entry_submit_parsed": round(old_rate),
+            "old_entry_ratio": round(old_rate / median(rates(len(raws), old_times.reference)), 3),
             "events": len(raws),
             "batch": settings.engine_batch,
             "accepted": engine.statuses["accepted"],
@@ -115,7 +137,7 @@ def run_rows(settings: Settings) -> list[Row]:
             times=times,
             reference_name="append only (SqliteLog)",
             goal=GOAL,
-            notes="EmbeddedController.submit (door, fast-path decide+evolve, encode, append)",
+            notes="EmbeddedController.submit_lines (lines to structs, decide, encode, append)",
             extra=extra,
         )
     ]

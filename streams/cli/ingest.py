@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from controller.model.errors import JackpotError, RuleViolation
+from controller.model.errors import JackpotError
 from streams.adapters.sqlite import SqliteLog
 from streams.cli.common import Progress, fail
-from streams.door.json_lines import parse_json_line
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.mystery import key_for
 
@@ -57,10 +56,10 @@ def open_controller(
     return controller
 
 
-def _batches(
-    path: Path, size: int, controller: EmbeddedController, progress: Progress
-) -> Iterator[list[object]]:
-    batch: list[object] = []
+def _batches(path: Path, size: int, progress: Progress) -> Iterator[tuple[list[bytes], list[str]]]:
+    """The file's non-blank lines in batches, each with its name ("line 12") for a refusal."""
+    batch: list[bytes] = []
+    names: list[str] = []
     done = 0
     with path.open("rb") as lines:
         for count, line in enumerate(lines, start=1):
@@ -68,16 +67,13 @@ def _batches(
             progress.update(done, count)
             if not line.strip():
                 continue
-            try:
-                batch.append(parse_json_line(line))
-            except RuleViolation as exc:  # the door says "line:"; the file's reader says which
-                reason = str(exc).replace("line: ", f"line {count}: ", 1)
-                controller.record_rejection(line.decode("utf-8", "replace"), reason)
+            batch.append(line)
+            names.append(f"line {count}")
             if len(batch) >= size:
-                yield batch
-                batch = []
+                yield batch, names
+                batch, names = [], []
     if batch:
-        yield batch
+        yield batch, names
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -92,8 +88,9 @@ def handle(args: argparse.Namespace) -> int:
     controller = open_controller(args.config, args.db, args.snapshot_every, args.mystery_key)
     counts: Counter[str] = Counter()
     progress = Progress(prog, args.events.stat().st_size)
-    for batch in _batches(args.events, args.batch, controller, progress):
-        counts.update(o.status for o in controller.submit(batch))
+    for batch, names in _batches(args.events, args.batch, progress):
+        # A line that is not one JSON object is dead-lettered in its place, named by its number.
+        counts.update(o.status for o in controller.submit_lines(batch, names=names))
     progress.done()
     summary = ", ".join(f"{k} {counts[k]}" for k in ("accepted", "duplicate", "rejected"))
     print(f"jackpot ingest: {summary}; log position {controller.position}", file=sys.stderr)

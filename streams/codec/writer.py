@@ -121,35 +121,35 @@ _Voided = _record_struct("RoundVoided", (*_KEYS, "reason"))
 
 
 def _opened(e: RoundOpened) -> msgspec.Struct:
-    return _Opened(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Opened(RoundOpened.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                    e.occurred_at, e.game)  # fmt: skip
 
 
 def _wager(e: WagerPlaced) -> msgspec.Struct:
-    return _Wager(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Wager(WagerPlaced.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                   e.occurred_at, e.seat, e.wager, e.on, _amount(e.amount_cents))  # fmt: skip
 
 
 def _locked(e: WagersLocked) -> msgspec.Struct:
-    return _Locked(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Locked(WagersLocked.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                    e.occurred_at)  # fmt: skip
 
 
 def _decision(e: DecisionMade) -> msgspec.Struct:
     amount = None if e.amount_cents is None else _amount(e.amount_cents)
-    return _Decision(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Decision(DecisionMade.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                      e.occurred_at, e.seat, e.action, amount, e.discards or ())  # fmt: skip
 
 
 def _settled(e: RoundSettled) -> msgspec.Struct:
     seats = {str(seat): cards for seat, cards in e.seats}
-    return _Settled(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Settled(RoundSettled.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                     e.occurred_at, e.dealer, e.community, seats, e.random_seat, e.magic_card,
                     e.bonus_card)  # fmt: skip
 
 
 def _voided(e: RoundVoided) -> msgspec.Struct:
-    return _Voided(e.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
+    return _Voided(RoundVoided.TYPE, SCHEMA_VERSION, e.event_id, e.table_id, e.round_id, e.seq,
                    e.occurred_at, e.reason)  # fmt: skip
 
 
@@ -191,7 +191,10 @@ def _derived_plan(cls: type) -> Plan | None:
 
 
 def _table_plans() -> dict[type, Plan]:
-    """The table event plans whose kind still has exactly the fields the plan reads."""
+    """The table event plans whose kind still has exactly the fields the plan reads. A plan
+    reads its event's fields by name only (the kind's ``type`` is the class's constant), so it
+    writes the same record from any object with those fields: `TABLE_PLANS` lets the embedded
+    engine write an accepted line's record from the door's checked struct, no frozen event built."""
     return {
         cls: plan
         for cls, plan in _TABLE_PLANS.items()
@@ -210,3 +213,5 @@ def _plans() -> dict[type, Plan]:
 
 #: The plan of each event class that has one; `plain_for_msgspec` falls back on the rest.
 PLANS: dict[type, Plan] = _plans()
+#: The table event kinds' plans (those still valid), by class: see `_table_plans`.
+TABLE_PLANS: dict[type, Plan] = _table_plans()

@@ -31,6 +31,7 @@ from controller.model.errors import RuleViolation
 from controller.model.events import Event, EventRejected
 from controller.model.table_events import TableEvent, TableEventBase
 from streams.codec import encode, record_key, reused_id_reason
+from streams.door.fast_core import Emitted
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
 from streams.embedded.intake import Outcome, Scope, refuse
@@ -38,8 +39,8 @@ from streams.embedded.received import ahead_reason
 from streams.liveness.tracker import HEARTBEAT_NOTED, unknown_table_reason
 from streams.ports import LogRecord
 
-_record = builder(LogRecord, ("key", "payload", "dedupe_id", "received_at"))
-_answer = builder(Outcome, ("event_id", "status", "reason"))
+new_record = builder(LogRecord, ("key", "payload", "dedupe_id", "received_at"))
+new_answer = builder(Outcome, ("event_id", "status", "reason"))
 
 
 @dataclass(slots=True)
@@ -49,7 +50,9 @@ class Decided:
 
     outcomes: list[Outcome] = field(default_factory=list)
     records: list[LogRecord] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    events: list[Emitted] = field(default_factory=list)
+    """What the listeners are told once the batch is durable; an accepted line's event may be
+    the door's struct it was decided on (`streams.door.fast_core.recorded` gives its event)."""
     heard: list[str] = field(default_factory=list)
     unsure: list[str] = field(default_factory=list)
 
@@ -57,7 +60,7 @@ class Decided:
         """Note an answer and log the events it produced (a refusal's dead letter)."""
         self.outcomes.append(outcome)
         for event in produced:
-            self.records.append(_record(record_key(event), encode(event), "", now))
+            self.records.append(new_record(record_key(event), encode(event), "", now))
             self.events.append(event)
 
 
@@ -79,34 +82,56 @@ def decide_batch(raws: list[object], logged: dict[str, bytes] | None, ctx: Conte
     under the batch's ids, or None to decide without asking (the ids then left `unsure`)."""
     out, seen = Decided(), dict(logged or {})
     for raw in raws:
-        try:
-            command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
-        except RuleViolation as exc:
-            out.add(*refuse(raw, str(exc), ctx.clock), ctx.now)
-            continue
-        refusal = ctx.scope(command.table_id) if ctx.scope is not None else ""
-        if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
-            out.add(*refuse(raw, refusal, ctx.clock), ctx.now)
-        elif isinstance(command, Heartbeat):
-            _heartbeat(out, raw, command, ctx)
-        else:
-            _table_event(out, raw, command, seen, ctx, asked=logged is not None)
+        decide_item(out, raw, seen, ctx, asked=logged is not None)
     return out
 
 
-def _heartbeat(out: Decided, raw: object, beat: Heartbeat, ctx: Context) -> None:
+def decide_item(
+    out: Decided, raw: object, seen: dict[str, bytes], ctx: Context, *, asked: bool
+) -> None:
+    """Decide one parsed item into ``out``: ``seen`` holds the payloads under the ids logged
+    (``asked``) or accepted earlier in the batch."""
+    try:
+        command = validate_to_event(raw)  # msgspec fast path; jsonschema explains refusals
+    except RuleViolation as exc:
+        out.add(*refuse(raw, str(exc), ctx.clock), ctx.now)
+        return
+    decide_checked(out, lambda: raw, command, seen, ctx, asked=asked)
+
+
+def decide_checked(
+    out: Decided,
+    raw: Callable[[], object],
+    command: TableEvent | Heartbeat,
+    seen: dict[str, bytes],
+    ctx: Context,
+    *,
+    asked: bool,
+) -> None:
+    """`decide_item` of an item the door read as ``command``; ``raw()`` gives the item as
+    parsed, for a refusal's dead letter (`streams.embedded.lines` parses a line only then)."""
+    refusal = ctx.scope(command.table_id) if ctx.scope is not None else ""
+    if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
+        out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
+    elif isinstance(command, Heartbeat):
+        _heartbeat(out, raw, command, ctx)
+    else:
+        _table_event(out, raw, command, seen, ctx, asked=asked)
+
+
+def _heartbeat(out: Decided, raw: Callable[[], object], beat: Heartbeat, ctx: Context) -> None:
     """Noted, not logged: a heartbeat changes no meter."""
     reason = unknown_table_reason(ctx.session().config, beat.table_id)
     if reason:
-        out.add(*refuse(raw, reason, ctx.clock), ctx.now)
+        out.add(*refuse(raw(), reason, ctx.clock), ctx.now)
         return
     out.heard.append(beat.table_id)
-    out.outcomes.append(_answer(beat.event_id, "accepted", HEARTBEAT_NOTED))
+    out.outcomes.append(new_answer(beat.event_id, "accepted", HEARTBEAT_NOTED))
 
 
 def _table_event(
     out: Decided,
-    raw: object,
+    raw: Callable[[], object],
     command: TableEvent,
     seen: dict[str, bytes],
     ctx: Context,
@@ -118,10 +143,10 @@ def _table_event(
     earlier = seen.get(event_id)
     if earlier == payload:
         out.heard.append(command.table_id)
-        out.outcomes.append(_answer(event_id, "duplicate", "already accepted"))
+        out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
         return
     if earlier is not None:
-        out.add(*refuse(raw, reused_id_reason(event_id), ctx.clock), ctx.now)
+        out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
         return
     ahead = ahead_reason(command.occurred_at, ctx.latest)
     produced = () if ahead else ctx.session().step(command)  # decided: the session advanced
@@ -131,11 +156,11 @@ def _table_event(
             out.unsure.append(event_id)
         rejected = first if isinstance(first, EventRejected) else None
         reason = rejected.reason if rejected is not None else ahead
-        out.add(*refuse(raw, reason, ctx.clock, rejected), ctx.now)
+        out.add(*refuse(raw(), reason, ctx.clock, rejected), ctx.now)
         return
     seen[event_id] = payload
     out.heard.append(command.table_id)
-    out.outcomes.append(_answer(event_id, "accepted", ""))
+    out.outcomes.append(new_answer(event_id, "accepted", ""))
     # An accepted table event is the first event it produces (`controller.floor.decide`).
     _log(out, (*produced, *ctx.arm()), payload if first is command else None, ctx.now)
 
@@ -146,5 +171,5 @@ def _log(out: Decided, produced: tuple[Event, ...], payload: bytes | None, now: 
     for index, event in enumerate(produced):
         dedupe = event.event_id if isinstance(event, TableEventBase) else ""
         encoded = payload if index == 0 and payload is not None else encode(event)
-        out.records.append(_record(record_key(event), encoded, dedupe, now))
+        out.records.append(new_record(record_key(event), encoded, dedupe, now))
     out.events.extend(produced)

@@ -1,17 +1,13 @@
 """The embedded engine: one process, one durable log, state derived from it and nothing else.
 
-Ingest runs each table event through the schema check, the idempotency check and the core's
-fast path (`controller.fast.Session`: the reference `decide`/`evolve`, proven equal, on mutable
-state) — the checks are in `streams.embedded.intake` (one item) and `streams.embedded.batch` (a
-batch, the log asked for its ids only when it matters), so this module is the orchestration: the
-lock, the batch, the append, the listeners, the snapshots. The whole batch's events are appended
-to the log in one atomic write. A failed write puts the session back at the state the batch
-started from, so the state never runs ahead of the log. A restart loads the newest snapshot
-whose checksum and tag hold and whose chain hash the log still holds at its position (its tables
-decoded when first used), walks the hash chain from there to the head (a break stops the start
-with `LogTampered` naming the position) and replays that tail; a bad or unauthenticated snapshot
-is ignored and the whole log walked and folded. The records before the snapshot are checked by
-the full check in the background (`streams.embedded.self_check`, `integrity`).
+Ingest checks each table event (the schema, the idempotency check) and decides it on the core's
+fast path (`controller.fast.Session`, proven equal to the reference `decide`/`evolve`): one item
+in `streams.embedded.intake`, a batch of parsed items in `streams.embedded.batch`, a batch of
+JSON lines on the door's structs in `streams.embedded.lines`. This module is the orchestration:
+the lock, the batch, the one atomic append, the listeners, the snapshots. A failed write puts
+the session back where the batch started: the state never runs ahead of the log. A restart
+(`streams.embedded.integrity.restore`) loads the newest snapshot that holds, walks the hash chain
+to the head and replays the tail; the full check runs in the background (`self_check`).
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from functools import partial
 
 from controller.config.floor import FloorConfig
 from controller.fast import Session
@@ -31,20 +27,29 @@ from controller.model.errors import (
     StoreUnavailable,
 )
 from controller.model.events import Event, EventRejected
-from controller.model.state import FloorState
 from streams.clock import utc_now
 from streams.codec import MAX_RAW_KEPT, decode, encode, record_key
+from streams.door.fast_core import Emitted, recorded
 from streams.embedded import arming
 from streams.embedded.batch import Context, Decided, decide_batch
 from streams.embedded.dead_letter import refused_command
-from streams.embedded.intake import Outcome, Scope, Status, logged_payloads, refuse
+from streams.embedded.intake import (
+    Outcome,
+    Scope,
+    Status,
+    logged_payloads,
+    refuse,
+    repeated,
+)
 from streams.embedded.integrity import CheckStatus, restore
+from streams.embedded.lines import decide_lines, items_of
 from streams.embedded.received import latest_allowed
-from streams.embedded.snapshot import encode_snapshot
+from streams.embedded.views import Views
 from streams.liveness.tracker import LivenessTracker
 from streams.ports import EventLog, LogRecord, SnapshotStore
 
 Listener = Callable[[Sequence[Event]], None]
+Decide = Callable[[dict[str, bytes] | None, Context], Decided]
 
 
 class _LogKnows(Exception):
@@ -54,7 +59,7 @@ class _LogKnows(Exception):
 __all__ = ["EmbeddedController", "Listener", "Outcome", "Scope", "Status"]
 
 
-class EmbeddedController:
+class EmbeddedController(Views):
     """The controller on one machine over an `EventLog` and a `SnapshotStore`."""
 
     def __init__(
@@ -91,20 +96,9 @@ class EmbeddedController:
         """The background full check's last word (chain from the first record, whole refold)."""
 
     @property
-    def state(self) -> FloorState:
-        """The current state (immutable once returned: safe to keep and read from any thread)."""
-        with self._lock:
-            return self._session.state()
-
-    @property
     def log(self) -> EventLog:
         """The event log the state is derived from (read side: awards, log pages, reports)."""
         return self._log
-
-    @property
-    def position(self) -> int:
-        """The log position the state reflects."""
-        return self._position
 
     def subscribe(self, listener: Listener) -> None:
         """Call ``listener`` with each appended batch of events, after it is durable."""
@@ -145,26 +139,44 @@ class EmbeddedController:
         first without asking the log for its ids (`streams.embedded.batch`); if the log holds one
         it decided, the session goes back and the batch is decided again knowing them."""
         with self._lock:
-            raws, now = list(raws), self._clock()
-            latest = latest_allowed(self._session.partial_state(), now)  # the configuration
-            ctx = Context(lambda: self._session, self._arm, scope, self._clock, now, latest)
-            try:
-                decided, position = self._decide_and_append(raws, None, ctx)
-            except _LogKnows:
-                logged = logged_payloads(self._log, raws)
-                decided, position = self._decide_and_append(raws, logged, ctx)
-            self._appended(position, decided.events)
-            self.liveness.heard(dict.fromkeys(decided.heard))  # after the append: it is durable
-            return decided.outcomes
+            items = list(raws)
+            return self._submit(partial(decide_batch, items), lambda: items, scope)
+
+    def submit_lines(
+        self, lines: Iterable[bytes], scope: Scope | None = None, names: Sequence[str] = ()
+    ) -> list[Outcome]:
+        """`submit` of the items JSON lines hold (each read by `parse_json_line`; a line it
+        refuses is dead-lettered in its place with that reason, the line named by ``names`` if
+        given, and the line's text): the same answers, records and state, most lines decided
+        on the door's structs without a dict (`streams.embedded.lines`)."""
+        with self._lock:
+            batch = list(lines)
+            decide = partial(decide_lines, batch, names)
+            return self._submit(decide, partial(items_of, batch), scope)
+
+    def _submit(
+        self, decide: Decide, items: Callable[[], list[object]], scope: Scope | None
+    ) -> list[Outcome]:
+        now = self._clock()
+        latest = latest_allowed(self._session.partial_state(), now)  # the configuration
+        ctx = Context(lambda: self._session, self._arm, scope, self._clock, now, latest)
+        try:
+            decided, position = self._decide_and_append(decide, None, ctx)
+        except _LogKnows:
+            logged = logged_payloads(self._log, items())
+            decided, position = self._decide_and_append(decide, logged, ctx)
+        self._appended(position, decided.events)
+        self.liveness.heard(dict.fromkeys(decided.heard))  # after the append: it is durable
+        return decided.outcomes
 
     def _decide_and_append(
-        self, raws: list[object], logged: dict[str, bytes] | None, ctx: Context
+        self, decide: Decide, logged: dict[str, bytes] | None, ctx: Context
     ) -> tuple[Decided, int | None]:
         """Decide and append one batch; `_LogKnows` (the session put back, nothing appended) if
         it was decided without ``logged`` and the log holds one of the ids it decided."""
         try:
             with self._undo_on_error():
-                decided = decide_batch(raws, logged, ctx)
+                decided = decide(logged, ctx)
                 if decided.unsure and self._log.payloads_of(decided.unsure):
                     raise _LogKnows
                 return decided, self._append(decided.records)
@@ -177,10 +189,14 @@ class EmbeddedController:
         """Dead-letter input that never became an event (malformed JSON, an oversized body)."""
         with self._lock:
             outcome, produced = refuse(raw_text[:MAX_RAW_KEPT], reason, self._clock)
-            now = self._clock()
-            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
-            self._appended(self._append(batch), list(produced))  # a refusal changes no state
+            self._log_refusal(produced)
             return outcome
+
+    def _log_refusal(self, produced: tuple[Event, ...]) -> None:
+        """Append a refusal's dead letters (a refusal changes no state)."""
+        now = self._clock()
+        batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
+        self._appended(self._append(batch), list(produced))
 
     def operate(self, command: OperatorCommand) -> Outcome:
         """Decide an operator command (configuration, correction, hit validation or payment).
@@ -217,21 +233,11 @@ class EmbeddedController:
             return Outcome(command.command_id, "accepted")
 
     def _repeat(self, command: OperatorCommand, first: Event) -> Outcome:
-        """The answer to a command whose key was logged before with ``first``."""
-        if getattr(first, "request_digest", None) != command.request_digest:
-            reason = (
-                f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
-                "request; a retry must repeat the request exactly, a new request needs a new key"
-            )
-            request = {"event_id": command.command_id, "type": type(command).__name__}
-            outcome, produced = refuse(request, reason, self._clock)
-            now = self._clock()
-            batch = [LogRecord(record_key(e), encode(e), "", now) for e in produced]
-            self._appended(self._append(batch), list(produced))
-            return replace(outcome, conflict=True)
-        if isinstance(first, EventRejected):
-            return Outcome(command.command_id, "rejected", first.reason, replayed=True)
-        return Outcome(command.command_id, "accepted", replayed=True)
+        """The answer to a command whose key was logged before with ``first`` (`repeated`)."""
+        outcome, produced = repeated(command, first, self._clock)
+        if produced:
+            self._log_refusal(produced)
+        return outcome
 
     def _arm(self) -> tuple[Event, ...]:
         """`arming.armed` on the session: a floor without a mystery level (the common case) costs
@@ -270,37 +276,14 @@ class EmbeddedController:
             raise StoreUnavailable(msg)
         return self._log.append(batch)
 
-    def _appended(self, position: int | None, events: list[Event]) -> None:
-        """The batch is durable: tell the listeners, snapshot when due."""
+    def _appended(self, position: int | None, events: Sequence[Emitted]) -> None:
+        """The batch is durable: tell the listeners (the frozen events), snapshot when due."""
         if position is None:
             return
         self._position = position
-        for listener in self._listeners:
-            listener(events)
+        if self._listeners:
+            frozen = [recorded(event) for event in events]
+            for listener in self._listeners:
+                listener(frozen)
         if position - self._snapshot_position >= self._snapshot_every:
             self.snapshot()
-
-    def view(self) -> tuple[FloorState, int]:
-        """The state and the position it reflects, taken together."""
-        with self._lock:
-            return self._session.state(), self._position
-
-    def view_unlocked(self) -> tuple[FloorState, int]:
-        """`view`, the tables a restart deferred decoded outside the lock (the full check's
-        read: ~0.6 s at 10,000 tables, which writes would otherwise wait for)."""
-        with self._lock:
-            back, position = self._session.rollback_point(), self._position
-        return back().state(), position
-
-    def partial_state(self) -> FloorState:
-        """The state without the tables a restart has not decoded yet (configuration, meters and
-        hits whole: /readyz, metrics); `state` decodes them all (~0.6 s at 10,000 tables)."""
-        with self._lock:
-            return self._session.partial_state()
-
-    def snapshot(self) -> None:
-        """Save the state at the current position."""
-        with self._lock:
-            blob = encode_snapshot(self._session.state())
-            self._snapshots.save(self._position, blob)
-            self._snapshot_position = self._position

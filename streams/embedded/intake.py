@@ -13,11 +13,12 @@ item is decided, and never touch the log.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
 from controller.fast import Session
+from controller.model.commands import OperatorCommand
 from controller.model.errors import RuleViolation
 from controller.model.events import Event, EventRejected
 from streams.codec import encode, reused_id_reason
@@ -115,3 +116,21 @@ def refuse(
     """A refused input is recorded with its reason and the raw input; it changes nothing."""
     record = dead_letter(raw, reason, clock, rejected)
     return Outcome(record.event_id, "rejected", reason), (record,)
+
+
+def repeated(
+    command: OperatorCommand, first: Event, clock: Callable[[], str]
+) -> tuple[Outcome, tuple[Event, ...]]:
+    """The answer to an operator command whose key was logged before with ``first``, and the
+    dead letter to log when the key comes with another request (none for a true retry)."""
+    if getattr(first, "request_digest", None) != command.request_digest:
+        reason = (
+            f"Idempotency-Key {command.idempotency_key!r} was already used for a different "
+            "request; a retry must repeat the request exactly, a new request needs a new key"
+        )
+        request = {"event_id": command.command_id, "type": type(command).__name__}
+        outcome, produced = refuse(request, reason, clock)
+        return replace(outcome, conflict=True), produced
+    if isinstance(first, EventRejected):
+        return Outcome(command.command_id, "rejected", first.reason, replayed=True), ()
+    return Outcome(command.command_id, "accepted", replayed=True), ()

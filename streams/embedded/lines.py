@@ -1,0 +1,220 @@
+"""A batch of JSON lines decided on the door's structs: `decide_batch`'s answers, no dict.
+
+`EmbeddedController.submit` takes parsed items: each is converted to the door's checked struct
+(`msgspec.convert` from a dict), then to a frozen `TableEvent`, then decided and encoded. For the
+four kinds that are ~96% of a floor's lines (a round opened, a wager, the lock, a decision) this
+module decodes the line straight into its struct (`streams.door.fast_decode.try_decode_line`, in
+C), lets the session decide on the struct as it stands (`controller.fast.hot`'s deciders, as
+`streams.door.fast_core.run_lines` does), and writes its log record from the struct
+(`streams.codec.writer.TABLE_PLANS`: the frozen event's plan, reading the same fields). No dict,
+no frozen event, unless something reads it (a refusal's dead letter parses the line again, as
+`submit` would have had it; a listener gets `recorded` events).
+
+The checks and their order are `streams.embedded.batch`'s: the submitter's scope, the duplicate
+check, the received-time bound, the core's verdict. Every other line (a settlement, a void, a
+heartbeat) is decided on the frozen event its struct holds (`decide_checked`, the line parsed
+only for a refusal's dead letter); a line the struct decode does not vouch for is parsed by
+`parse_json_line` and decided by `decide_item`, exactly as `submit` decides it; a line that is
+not one JSON object is dead-lettered in its place with the parser's reason and the line's text.
+``tests/streams/embedded/test_lines_differential.py`` holds `submit_lines` to the reference
+`submit` over the parsed lines: same answers, records (bytes), state and liveness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, Final
+
+import msgspec
+
+from controller.fast import Session
+from controller.fast.hot import decide_decision, decide_lock, decide_open, decide_wager
+from controller.fast.records import KNOWN_SHAPES
+from controller.model.errors import RuleViolation
+from controller.model.events import Event, EventRejected
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    TableEvent,
+    TableEventBase,
+    WagerPlaced,
+    WagersLocked,
+)
+from streams.codec import encode, record_key, reused_id_reason
+from streams.codec.writer import TABLE_PLANS, Plan
+from streams.door.contract_structs import (
+    DecisionStruct,
+    EventStruct,
+    HeartbeatStruct,
+    RoundHead,
+    RoundOpenedStruct,
+    RoundStruct,
+    WagerPlacedStruct,
+    WagersLockedStruct,
+)
+from streams.door.fast_core import Emitted, recorded
+from streams.door.fast_decode import round_event, try_decode_line
+from streams.door.heartbeat import Heartbeat
+from streams.door.json_lines import parse_json_line
+from streams.embedded.batch import (
+    Context,
+    Decided,
+    decide_checked,
+    decide_item,
+    new_answer,
+    new_record,
+)
+from streams.embedded.intake import refuse
+from streams.embedded.received import ahead_reason
+
+Decider = Callable[[Session, Any], tuple[Event, ...] | None]
+_WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
+
+
+def _hot() -> dict[type, tuple[Decider, Plan]]:
+    """The kinds decided on their struct: the session's decider and the record's plan (none if
+    the session or the writer does not know the kind's shape: then every line takes the parse)."""
+    if not KNOWN_SHAPES:
+        return {}
+    kinds: dict[type, tuple[Decider, type]] = {
+        RoundOpenedStruct: (decide_open, RoundOpened),
+        WagerPlacedStruct: (decide_wager, WagerPlaced),
+        WagersLockedStruct: (decide_lock, WagersLocked),
+        DecisionStruct: (decide_decision, DecisionMade),
+    }
+    plans = TABLE_PLANS
+    return {s: (d, plans[c]) for s, (d, c) in kinds.items() if c in plans}
+
+
+_HOT: Final = _hot()
+
+
+def decide_lines(
+    lines: list[bytes], names: Sequence[str], logged: dict[str, bytes] | None, ctx: Context
+) -> Decided:
+    """`decide_batch` of the lines' items (see the module's docstring); a line the reader
+    refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given."""
+    out, seen, asked = Decided(), dict(logged or {}), logged is not None
+    hot = _HOT
+    for index, line in enumerate(lines):
+        struct = try_decode_line(line)
+        entry = hot.get(type(struct))
+        if struct is None:
+            name = names[index] if names else ""
+            _parsed_line(out, line, seen, ctx, asked=asked, name=name)
+        elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
+            command = _frozen(struct)
+            decide_checked(out, partial(parse_json_line, line), command, seen, ctx, asked=asked)
+        else:
+            _hot_line(out, line, struct, entry, seen, ctx=ctx, asked=asked)  # type: ignore[arg-type]
+    return out
+
+
+def items_of(lines: list[bytes]) -> list[object]:
+    """What `submit` would be handed for the lines (a line that is no JSON object: its text)."""
+    items: list[object] = []
+    for line in lines:
+        try:
+            items.append(parse_json_line(line))
+        except RuleViolation:
+            items.append(_text(line))
+    return items
+
+
+def _frozen(struct: EventStruct) -> TableEvent | Heartbeat:
+    """`fast_decode.decode_event`'s event for a vouched line's struct."""
+    if isinstance(struct, HeartbeatStruct):
+        return Heartbeat(
+            event_id=struct.event_id, table_id=struct.table_id, occurred_at=struct.occurred_at
+        )
+    return round_event(struct)
+
+
+def _text(line: bytes) -> str:
+    return line.decode("utf-8", "replace")
+
+
+def _parsed_line(
+    out: Decided, line: bytes, seen: dict[str, bytes], ctx: Context, *, asked: bool, name: str
+) -> None:
+    try:
+        raw = parse_json_line(line)
+    except RuleViolation as exc:  # the reader says "line:"; the caller may say which
+        reason = str(exc).replace("line: ", f"{name}: ", 1) if name else str(exc)
+        out.add(*refuse(_text(line), reason, ctx.clock), ctx.now)
+        return
+    decide_item(out, raw, seen, ctx, asked=asked)
+
+
+def _hot_line(
+    out: Decided,
+    line: bytes,
+    struct: RoundStruct,
+    entry: tuple[Decider, Plan],
+    seen: dict[str, bytes],
+    *,
+    ctx: Context,
+    asked: bool,
+) -> None:
+    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line)."""
+    decider, plan = entry
+    refusal = ctx.scope(struct.table_id) if ctx.scope is not None else ""
+    if refusal:
+        out.add(*refuse(parse_json_line(line), refusal, ctx.clock), ctx.now)
+        return
+    event_id = struct.event_id
+    payload = _payload(struct, plan)
+    earlier = seen.get(event_id)
+    if earlier == payload:
+        out.heard.append(struct.table_id)
+        out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
+        return
+    if earlier is not None:
+        out.add(*refuse(parse_json_line(line), reused_id_reason(event_id), ctx.clock), ctx.now)
+        return
+    ahead = ahead_reason(struct.occurred_at, ctx.latest)
+    produced = () if ahead else _decide(ctx.session(), struct, decider)
+    first = produced[0] if produced else None
+    if ahead or isinstance(first, EventRejected):
+        if not asked:  # had the log held this id, the answer would have been another
+            out.unsure.append(event_id)
+        rejected = first if isinstance(first, EventRejected) else None
+        reason = rejected.reason if rejected is not None else ahead
+        out.add(*refuse(parse_json_line(line), reason, ctx.clock, rejected), ctx.now)
+        return
+    seen[event_id] = payload
+    out.heard.append(struct.table_id)
+    out.outcomes.append(new_answer(event_id, "accepted", ""))
+    _log(out, (*produced, *ctx.arm()), payload if first is struct else None, ctx.now)
+
+
+def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:
+    """`Session.step` of the struct's event, decided on the struct (`fast_core.run_lines`)."""
+    if session.pending:
+        return session.step(round_event(struct))
+    events = decider(session, struct)
+    if events is not None:
+        return events
+    return session.reference(round_event(struct))  # refused or unusual: the reference words it
+
+
+def _payload(struct: RoundStruct, plan: Plan) -> bytes:
+    """`encode` of the struct's event: its plan's record, or (an escape needed) the event's."""
+    out = _WRITE.encode(plan(struct))
+    if out.isascii() and b"\\" not in out and b"\x7f" not in out:
+        return out
+    return encode(round_event(struct))
+
+
+def _log(out: Decided, produced: tuple[Emitted, ...], payload: bytes | None, now: str) -> None:
+    """`batch._log`: the accepted struct's record from its payload (a table event's key is its
+    table), then what it produced."""
+    for index, event in enumerate(produced):
+        if index == 0 and payload is not None and isinstance(event, RoundHead):
+            out.records.append(new_record(event.table_id, payload, event.event_id, now))
+            continue
+        frozen = recorded(event)
+        dedupe = frozen.event_id if isinstance(frozen, TableEventBase) else ""
+        out.records.append(new_record(record_key(frozen), encode(frozen), dedupe, now))
+    out.events.extend(produced)
