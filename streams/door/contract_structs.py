@@ -39,6 +39,10 @@ EVENT_ID_PATTERN: Final = r"^[!-~]{1,128}\Z"
 IDENT_PATTERN: Final = r"^[A-Za-z0-9._-]{1,64}\Z"
 AMOUNT_PATTERN: Final = r"^(0\.(0[1-9]|[1-9][0-9])|[1-9][0-9]{0,8}\.[0-9]{2})\Z"
 WAGER_NAME_PATTERN: Final = r"^[a-z][a-z0-9_]{0,39}\Z"
+OCCURRED_AT_PATTERN: Final = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
+    r"(Z|[+-][0-9]{2}:[0-9]{2})\Z"
+)
 #: Each field whose pattern `streams.door.fast_decode` checks after decoding, with the pattern.
 PATTERNS_AFTER_DECODE: Final = {
     "event_id": EVENT_ID_PATTERN,
@@ -46,18 +50,12 @@ PATTERNS_AFTER_DECODE: Final = {
     "round_id": IDENT_PATTERN,
     "amount": AMOUNT_PATTERN,
     "wager": WAGER_NAME_PATTERN,
+    "occurred_at": OCCURRED_AT_PATTERN,
 }
 EventId = Annotated[str, Meta(min_length=1, max_length=128)]
 Ident = Annotated[str, Meta(min_length=1, max_length=64)]
 Seq = Annotated[int, Meta(ge=0, le=9_007_199_254_740_991)]  # seq: 0 to 2^53-1
-OccurredAt = Annotated[
-    str,
-    Meta(
-        max_length=40,
-        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
-        r"(Z|[+-][0-9]{2}:[0-9]{2})\Z",
-    ),
-]
+OccurredAt = Annotated[str, Meta(max_length=40)]  # its pattern: `PATTERNS_AFTER_DECODE`
 _CENTS: dict[str, int] = {}
 _CENTS_KEPT: Final = 4_096  # a floor uses a few distinct amounts; a hostile stream cannot grow this
 

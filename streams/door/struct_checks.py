@@ -42,6 +42,12 @@ _WAGER_NAME: Final = re.compile(WAGER_NAME_PATTERN)
 _IDENTS: Final[set[str]] = set()
 _AMOUNTS: Final[set[str]] = set()
 _WAGER_NAMES: Final[set[str]] = set()
+# The parts of an instant (`_instant_ok`): ``YYYY-MM-DDTHH:MM:`` and an offset ``+HH:MM``.
+_HEAD: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:\Z")
+_OFFSET: Final = re.compile(r"[+-][0-9]{2}:[0-9]{2}\Z")
+_EPOCH: Final = "2000-01-01T00:00:00"
+_HEADS: Final[set[str]] = set()
+_OFFSETS: Final[set[str]] = set()
 _KEPT: Final = 65_536
 # Strings (keys and values) of the fields every event has: type, event_id, table_id, round_id,
 # occurred_at as key and value, seq as key only; then what each kind's required fields add.
@@ -90,7 +96,7 @@ def _head_ok(e: CommonFields) -> bool:
         and event_id.isprintable()
         and " " not in event_id
         and (e.table_id in _IDENTS or _learn(_IDENTS, _IDENT, e.table_id))
-        and _real_instant(e.occurred_at)
+        and _instant_ok(e.occurred_at)
     )
 
 
@@ -137,13 +143,41 @@ def _learn(known: set[str], pattern: re.Pattern[str], text: str) -> bool:
     return True
 
 
-def _real_instant(text: str) -> bool:
-    """Format date-time beyond its pattern: a real calendar instant (as streams.door.validation)."""
+def _instant_ok(text: str) -> bool:
+    """`OCCURRED_AT_PATTERN` and a real calendar instant (what ``datetime.fromisoformat`` accepts,
+    as streams.door.validation asks), without a regex or a parse per event. The text is
+    ``YYYY-MM-DDTHH:MM:`` (remembered when valid: `_HEADS`), seconds ``[0-5][0-9]`` (60 is no
+    instant), a fraction of 1 to 9 digits (any is an instant), then ``Z`` or an offset
+    (remembered when valid: `_OFFSETS`; within a day, as fromisoformat requires). The parts are
+    independent for fromisoformat, so checking each alone is checking the whole."""
+    head, size = text[:17], len(text)
+    if not (head in _HEADS or _learn_instant(_HEADS, _HEAD, head, head + "00Z")):
+        return False
+    if size < 20 or not ("0" <= text[17] <= "5" and "0" <= text[18] <= "9"):
+        return False
+    if text[size - 1] == "Z":
+        end = size - 1
+    else:
+        end = size - 6
+        offset = text[end:]
+        if end < 19 or not (
+            offset in _OFFSETS or _learn_instant(_OFFSETS, _OFFSET, offset, _EPOCH + offset)
+        ):
+            return False
+    if end == 19:
+        return True
+    fraction = text[20:end]
+    return text[19] == "." and 0 < len(fraction) <= 9 and fraction.isascii() and fraction.isdigit()
+
+
+def _learn_instant(known: set[str], pattern: re.Pattern[str], part: str, instant: str) -> bool:
+    """Whether ``part`` of an instant matches ``pattern`` and ``instant`` (it completed by valid
+    parts) is a real one; a valid part is remembered (at most `_KEPT`)."""
     try:
-        datetime.fromisoformat(text.replace("Z", "+00:00"))
+        datetime.fromisoformat(instant.replace("Z", "+00:00"))
     except ValueError:
         return False
-    return True
+    return _learn(known, pattern, part)
 
 
 # --- each kind's strings (keys and string values) if no key repeats

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import string
+from datetime import datetime
 from typing import Any
 
 from hypothesis import example, given, settings
@@ -52,3 +53,67 @@ def test_a_field_checked_after_decoding_passes_exactly_when_its_pattern_matches(
     expected = re.match(PATTERNS_AFTER_DECODE[field], text) is not None
     assert after_decode_checks(event) is expected, (field, text)
     assert after_decode_checks(event) is expected, (field, text)  # now from the memo, if matched
+
+
+def _reference_instant(text: str) -> bool:
+    """The schema's pattern and streams.door.validation's calendar check (the schema door's)."""
+    if re.match(PATTERNS_AFTER_DECODE["occurred_at"], text) is None:
+        return False
+    try:
+        datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return False
+    return True
+
+
+_INSTANT = PATTERNS_AFTER_DECODE["occurred_at"].removeprefix("^").removesuffix(r"\Z")
+#: Instant-like texts: each part drawn in range, just outside it, or of the wrong length or kind.
+_DIGITS = st.text("0123456789", min_size=1, max_size=5)
+_NUMBERS = st.one_of(
+    st.integers(0, 99).map(lambda n: f"{n:02d}"),
+    _DIGITS,
+    st.sampled_from(["", "a", "\u0663", " 1"]),
+)
+_SEPARATORS = st.sampled_from(["-", ":", "T", "t", " ", ".", "", "Z"])
+_OFFSETS = st.one_of(
+    st.sampled_from(["Z", "z", "", "+00:00", "-00:00", "+24:00", "+23:59", "+23:60", "+00:99"]),
+    st.tuples(st.sampled_from("+-Z "), _NUMBERS, st.sampled_from(":."), _NUMBERS).map("".join),
+)
+
+
+@st.composite
+def instant_like(draw: st.DrawFn) -> str:
+    year = draw(st.one_of(st.integers(0, 9999).map(lambda n: f"{n:04d}"), _DIGITS))
+    parts = [year]
+    for separator in ("-", "-", "T", ":", ":"):
+        parts.append(draw(st.one_of(st.just(separator), _SEPARATORS)))
+        parts.append(draw(_NUMBERS))
+    fraction = draw(st.one_of(st.just(""), st.text("0123456789", max_size=11)))
+    parts.append(draw(st.sampled_from([".", "", ","])) + fraction if fraction else "")
+    parts.append(draw(_OFFSETS))
+    parts.append(draw(st.sampled_from(["", "", "", "\n", "Z", "0"])))
+    return "".join(parts)
+
+
+@settings(max_examples=3_000)
+@example("2026-11-29T12:00:08.805Z")
+@example("2026-02-29T00:00:00Z")  # no Feb 29 in 2026
+@example("2024-02-29T23:59:59.123456789+23:59")
+@example("0000-01-01T00:00:00Z")
+@example("2026-11-29T12:00:60Z")
+@example("2026-11-29T24:00:00Z")
+@example("2026-11-29T12:00:08+24:00")
+@example("2026-11-29T12:00:08+00:99")  # fromisoformat takes 99 minutes: so must the door
+@example("2026-11-29T12:00:08.Z")
+@example("2026-11-29T12:00:08.1234567890Z")
+@example("2026-11-29T12:00:08")
+@example("2026-11-29T12:00:08Z\n")
+@example("2026-11-29T12:00:0+00:00")
+@given(st.one_of(instant_like(), st.text(max_size=30), st.from_regex(_INSTANT, fullmatch=True)))
+def test_an_instant_passes_exactly_when_the_pattern_matches_and_the_calendar_has_it(
+    text: str,
+) -> None:
+    event = WagerPlacedStruct(**(WAGER | {"occurred_at": text}))
+    expected = _reference_instant(text)
+    assert after_decode_checks(event) is expected, text
+    assert after_decode_checks(event) is expected, text  # now from the memo of its parts
