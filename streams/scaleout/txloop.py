@@ -36,7 +36,13 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.transactions import Committing, error_text, fencing, migration
+from streams.adapters.kafka.transactions import (
+    MIGRATION_CODES,
+    Committing,
+    error_text,
+    fencing,
+    migration,
+)
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import DEDUPE_HEADER, Output
 from streams.scaleout.batch import Batch, Where, decide, take, usable
@@ -233,14 +239,16 @@ class TxLoop:
             self._transact(Batch(time.monotonic(), progress=moved))
 
     def _fail(self, exc: KafkaException, records: int, touched: Sequence[Where] = ()) -> None:
-        """Abort the open transaction (if the producer still can) and raise: `Migrated` when
-        only the group's generation moved and the abort went through (`step` recovers), `Fenced`
-        when the broker says another owner took over, else StoreUnavailable (the worker
-        rebuilds: the consumer's positions are past records whose batch never committed)."""
+        """Abort the open transaction (if the producer still can) and raise: `Migrated` when the
+        abort went through and the error allows going on in place (`migration`: mostly the
+        group's generation moved), `Fenced` when the broker says another owner took over, else
+        StoreUnavailable (a rebuild: the consumer is past records whose batch never committed)."""
         self.abandon()
         self._metrics.stale_writes.labels("batch").inc()
-        if migration(exc) is not None and not self._abort_failed:
-            msg = f"migrated: {error_text(exc)}; {records} record(s) of {listed(touched)} aborted"
+        in_place = migration(exc)
+        if in_place is not None and not self._abort_failed:
+            how = "migrated" if in_place.code() in MIGRATION_CODES else "aborted in place"
+            msg = f"{how}: {error_text(exc)}; {records} record(s) of {listed(touched)} aborted"
             raise Migrated(msg, list(touched)) from exc
         fenced = fencing(exc)
         if fenced is not None:

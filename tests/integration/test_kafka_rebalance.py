@@ -158,9 +158,10 @@ def test_workers_join_and_leave_mid_stream_and_every_input_counts_once(
 
 def _recoveries(workers: dict[str, Worker]) -> str:
     """How each worker got over its failed batches: ``fenced:`` and other failures rebuild the
-    worker (a new consumer: one more rebalance for the others), ``migrated:`` does not."""
+    worker (a new consumer: one more rebalance for the others), ``migrated:`` and ``aborted in
+    place:`` do not."""
     logs = "\n".join(w.logs(None) for w in workers.values())
-    words = ("fenced:", "transaction failed:", "migrated:", "rejoining")
+    words = ("fenced:", "transaction failed:", "migrated:", "aborted in place:", "rejoining")
     return ", ".join(f"{word} {logs.count(word)}" for word in words)
 
 

@@ -117,16 +117,27 @@ def fencing(exc: BaseException) -> KafkaError | None:
 
 
 def migration(exc: BaseException) -> KafkaError | None:
-    """The Kafka error of ``exc`` if it only says the group moved on while the batch was in
-    flight (`MIGRATION_CODES`, abortable and not fatal): abort the transaction and go on with the
-    same producer and consumer, the batch's partitions restored. Else None (when in doubt: a
-    rebuild)."""
+    """The Kafka error of ``exc`` if the batch can be undone in place: abort the transaction and
+    go on with the same producer and consumer, the batch's partitions restored. Else None (a
+    rebuild).
+
+    In place: an error librdkafka makes abortable and not fatal, and that does not say another
+    owner took over (`FENCING_CODES`, ``_STATE``). Mostly `MIGRATION_CODES` (the group moved on
+    while the batch was in flight: Kafka Streams' TaskMigrated), but also e.g.
+    OUT_OF_ORDER_SEQUENCE_NUMBER "requires epoch bump", met by the first transaction after an
+    in-place recovery whose aborted batch had records in flight: the abort bumps the producer's
+    epoch (KIP-360), as Kafka Streams' TaskCorrupted goes on after restoring from the changelog.
+    Nothing of an aborted batch is visible to a read_committed reader either way, and a zombie's
+    writes are still refused by the broker, so the choice is between two recoveries, never about
+    money; five in a row rebuild (`streams.scaleout.txloop.MIGRATIONS`)."""
     if not isinstance(exc, KafkaException) or not exc.args:
         return None
     error = exc.args[0]
     if not isinstance(error, KafkaError) or error.fatal() or not error.txn_requires_abort():
         return None
-    return error if error.code() in MIGRATION_CODES else None
+    if error.code() in MIGRATION_CODES:
+        return error
+    return None if error.code() in {*FENCING_CODES, KafkaError._STATE} else error
 
 
 def error_text(exc: BaseException) -> str:

@@ -56,8 +56,8 @@ def test_a_generation_refusal_is_migrated_not_fenced(code: int) -> None:
         (refused(KafkaError.ILLEGAL_GENERATION, fatal=True), True),  # fatal: never in place
         (refused(KafkaError._STATE), True),  # the coordinator aborted the transaction
         (refused(KafkaError.ILLEGAL_GENERATION, abortable=False), True),
-        (refused(KafkaError._TIMED_OUT), False),
-        (refused(KafkaError.COORDINATOR_NOT_AVAILABLE), False),
+        (refused(KafkaError._TIMED_OUT, abortable=False), False),
+        (refused(KafkaError.COORDINATOR_NOT_AVAILABLE, fatal=True), False),
         (KafkaException("no error object"), False),
         (RuntimeError("not Kafka"), False),
     ],
@@ -231,3 +231,16 @@ def test_a_committed_batch_starts_the_count_again(monkeypatch: pytest.MonkeyPatc
         loop._transact(Batch(time.monotonic(), progress={(T, 0): 9}, records=1))
     loop.step(0.0)
     assert loop.migrations == 1
+
+
+@pytest.mark.parametrize(
+    "code",
+    [KafkaError.OUT_OF_ORDER_SEQUENCE_NUMBER, KafkaError._TIMED_OUT, KafkaError._MSG_TIMED_OUT],
+)
+def test_another_abortable_error_is_undone_in_place_too(code: int) -> None:
+    """OUT_OF_ORDER_SEQUENCE_NUMBER "requires epoch bump" followed in-place recoveries in the
+    rebalance test (the abort bumps the epoch, KIP-360): abortable, not fatal, not a fencing."""
+    error = migration(refused(code))
+    assert error is not None
+    assert error.code() == code
+    assert fencing(refused(code)) is None
