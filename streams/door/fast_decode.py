@@ -112,7 +112,7 @@ def decode_event(line: bytes | str) -> TableEvent | Heartbeat:
     event = try_decode_line(line)
     if event is None:
         return to_event(validate_table_event(parse_json_line(line)))
-    return _table_event(event)
+    return table_event(event)
 
 
 def validate_event(raw: object) -> dict[str, object]:
@@ -126,7 +126,7 @@ def validate_to_event(raw: object) -> TableEvent | Heartbeat:
     event = _try_struct(raw) if isinstance(raw, dict) else None
     if event is None:
         return to_event(validate_table_event(raw))
-    return _table_event(event)
+    return table_event(event)
 
 
 def try_decode_line(line: bytes | str) -> EventStruct | None:
@@ -193,7 +193,7 @@ class _HeadFields(TypedDict):
     occurred_at: str
 
 
-def _table_event(event: EventStruct) -> TableEvent | Heartbeat:
+def table_event(event: EventStruct) -> TableEvent | Heartbeat:
     """The table event `to_event` would build from the contract dict, built directly."""
     if isinstance(event, HeartbeatStruct):
         return Heartbeat(

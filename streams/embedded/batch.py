@@ -129,6 +129,28 @@ def _heartbeat(out: Decided, raw: Callable[[], object], beat: Heartbeat, ctx: Co
     out.outcomes.append(new_answer(beat.event_id, "accepted", HEARTBEAT_NOTED))
 
 
+def answered_before(
+    out: Decided,
+    raw: Callable[[], object],
+    item: tuple[str, str, bytes],
+    seen: dict[str, bytes],
+    ctx: Context,
+) -> bool:
+    """Whether this batch or the log accepted the item's id before (``item``: event id, table
+    id, payload): the same payload is answered a duplicate (the table heard), another one
+    refused as a reused id and dead-lettered."""
+    event_id, table_id, payload = item
+    earlier = seen.get(event_id)
+    if earlier == payload:
+        out.heard.append(table_id)
+        out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
+        return True
+    if earlier is not None:
+        out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
+        return True
+    return False
+
+
 def _table_event(
     out: Decided,
     raw: Callable[[], object],
@@ -138,15 +160,8 @@ def _table_event(
     *,
     asked: bool,
 ) -> None:
-    event_id = command.event_id
-    payload = encode(command)
-    earlier = seen.get(event_id)
-    if earlier == payload:
-        out.heard.append(command.table_id)
-        out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
-        return
-    if earlier is not None:
-        out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
+    event_id, payload = command.event_id, encode(command)
+    if answered_before(out, raw, (event_id, command.table_id, payload), seen, ctx):
         return
     ahead = ahead_reason(command.occurred_at, ctx.latest)
     produced = () if ahead else ctx.session().step(command)  # decided: the session advanced

@@ -36,17 +36,14 @@ from controller.model.events import Event, EventRejected
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
-    TableEvent,
     TableEventBase,
     WagerPlaced,
     WagersLocked,
 )
-from streams.codec import encode, record_key, reused_id_reason
+from streams.codec import encode, record_key
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
     DecisionStruct,
-    EventStruct,
-    HeartbeatStruct,
     RoundHead,
     RoundOpenedStruct,
     RoundStruct,
@@ -54,12 +51,12 @@ from streams.door.contract_structs import (
     WagersLockedStruct,
 )
 from streams.door.fast_core import Emitted, recorded
-from streams.door.fast_decode import round_event, try_decode_line
-from streams.door.heartbeat import Heartbeat
+from streams.door.fast_decode import round_event, table_event, try_decode_line
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
     Decided,
+    answered_before,
     decide_checked,
     decide_item,
     new_answer,
@@ -104,7 +101,7 @@ def decide_lines(
             name = names[index] if names else ""
             _parsed_line(out, line, seen, ctx, asked=asked, name=name)
         elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
-            command = _frozen(struct)
+            command = table_event(struct)
             decide_checked(out, partial(parse_json_line, line), command, seen, ctx, asked=asked)
         else:
             _hot_line(out, line, struct, entry, seen, ctx=ctx, asked=asked)  # type: ignore[arg-type]
@@ -120,15 +117,6 @@ def items_of(lines: list[bytes]) -> list[object]:
         except RuleViolation:
             items.append(_text(line))
     return items
-
-
-def _frozen(struct: EventStruct) -> TableEvent | Heartbeat:
-    """`fast_decode.decode_event`'s event for a vouched line's struct."""
-    if isinstance(struct, HeartbeatStruct):
-        return Heartbeat(
-            event_id=struct.event_id, table_id=struct.table_id, occurred_at=struct.occurred_at
-        )
-    return round_event(struct)
 
 
 def _text(line: bytes) -> str:
@@ -165,13 +153,8 @@ def _hot_line(
         return
     event_id = struct.event_id
     payload = _payload(struct, plan)
-    earlier = seen.get(event_id)
-    if earlier == payload:
-        out.heard.append(struct.table_id)
-        out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
-        return
-    if earlier is not None:
-        out.add(*refuse(parse_json_line(line), reused_id_reason(event_id), ctx.clock), ctx.now)
+    raw = partial(parse_json_line, line)
+    if answered_before(out, raw, (event_id, struct.table_id, payload), seen, ctx):
         return
     ahead = ahead_reason(struct.occurred_at, ctx.latest)
     produced = () if ahead else _decide(ctx.session(), struct, decider)
