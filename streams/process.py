@@ -1,5 +1,8 @@
-"""Process settings of a long-running engine process (``jackpot serve``, the Kafka worker,
-``jackpot replay``), applied once its start-up is done.
+"""Process settings of a long-running engine process (the Kafka worker, ``jackpot replay``),
+applied once its start-up is done. Not ``jackpot serve``: with it, four parallel maximal request
+bodies grew the server by 101 MB instead of under 100 (tests/integration/test_serve_money_safety.py;
+most likely garbage cycles holding a body, such as a refused request's exception and its frames,
+waiting longer for a young collection).
 
 The cyclic garbage collector: an engine keeps a large, long-lived state (meters, tables, rounds,
 the configuration, the classification tables) and allocates many short-lived small objects per

@@ -45,7 +45,6 @@ from streams.embedded.self_check import run_self_check
 from streams.embedded.signage_feed import SignageFeed, run_flusher
 from streams.http.app import DEFAULT_MAX_BODY, create_app
 from streams.http.tokens import TokenStore
-from streams.process import settle_gc
 
 
 def add_parser(sub: Any) -> None:
@@ -117,7 +116,6 @@ def handle(args: argparse.Namespace) -> int:
             return 1
         if started.status == "rejected":  # the reason names the file and the key already
             return fail("jackpot serve", started.reason)
-        settle_gc()  # the restored state out of the collector's way (streams.process)
         sensor = MetricsSensor()
         stop_signage = _start_signage(args, controller, sensor)
         # The full check as the server starts (start-up walked only the chain after its
