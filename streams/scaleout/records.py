@@ -209,6 +209,40 @@ def op_to_bytes(op: MeterOp) -> bytes:
     return dumps(body)
 
 
+#: The claim kinds whose fields are all plain (text, integers): msgspec writes the dataclass itself
+#: as the object of its fields, key-sorted, which is the dict `_claim_fields` makes.
+_PLAIN_KINDS: Final[dict[type, OpKind]] = {
+    ContributionClaim: "contribution",
+    ReversalClaim: "reversal",
+}
+
+
+def claim_bytes(claim: MeterClaim, table_seq: int, index: int) -> bytes:
+    """``op_to_bytes(claim_op(claim, table_seq, index))``, without the `MeterOp` and the claim's
+    field dict in between for the plain kinds (a contribution is one or more claims per locked
+    wager): the body handed to msgspec with the claim dataclass in it, its bytes kept only when
+    they are printable ASCII as `dumps` keeps them; anything else (a hit, a field that needs an
+    escape) through `op_to_bytes` (``tests/streams/scaleout/test_fast_records.py``)."""
+    kind = _PLAIN_KINDS.get(type(claim))
+    if kind is not None:
+        body = {
+            "meter_id": claim.meter_id,
+            "kind": kind,
+            "table_id": claim.table_id,
+            "table_seq": table_seq,
+            "index": index,
+            "occurred_at": claim.occurred_at,
+            "claim": claim,
+        }
+        try:
+            out = _FAST.encode(body)
+        except (TypeError, ValueError, OverflowError):  # a lone surrogate: json escapes it
+            out = b"\\"
+        if out.isascii() and b"\\" not in out and b"\x7f" not in out:
+            return out
+    return op_to_bytes(claim_op(claim, table_seq, index))
+
+
 def _claim_fields(claim: MeterClaim) -> dict[str, Any]:
     names = _FIELDS.get(type(claim))
     if names is None:  # looked up once per claim class: `dataclasses.fields` is slow

@@ -63,11 +63,10 @@ from streams.scaleout.heard import Heard
 from streams.scaleout.records import (
     Processed,
     SourcePos,
-    claim_op,
+    claim_bytes,
     dead_letter,
     dumps,
     event_output,
-    op_to_bytes,
     output,
     processed,
     safe_key,
@@ -225,7 +224,7 @@ class RoundProcessor:
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     table = add_contribution(table, step.round_id, entry)
-                payload = op_to_bytes(claim_op(step, event.seq, index))
+                payload = claim_bytes(step, event.seq, index)
                 outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
             else:
                 outputs.append(event_output(names.events, table_id, step, step_id))

@@ -8,11 +8,22 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.claims import ContributionClaim, HitClaim, ReversalClaim
+from controller.meter import MeterClaim
 from controller.model.state import TableState
-from streams.scaleout.records import SourcePos, dumps, reference_dumps
+from streams.scaleout import records
+from streams.scaleout.records import (
+    SourcePos,
+    claim_bytes,
+    claim_op,
+    dumps,
+    op_to_bytes,
+    reference_dumps,
+)
 from streams.scaleout.rounds import RECENT_IDS, TableRecord
 
 TEXT = st.text(st.characters(codec=None, exclude_categories=[]), max_size=12)  # surrogates too
@@ -65,3 +76,71 @@ def _scanned(recent: tuple[tuple[str, str], ...], event_id: str) -> str | None:
         if known == event_id:
             return digest
     return None
+
+
+INTS = st.integers(-(2**70), 2**70)
+CLAIMS = st.one_of(
+    st.builds(
+        ContributionClaim,
+        meter_id=TEXT,
+        table_id=TEXT,
+        round_id=TEXT,
+        seat=INTS,
+        wager=TEXT,
+        on=TEXT,
+        wager_cents=INTS,
+        primary_sub=INTS,
+        reserve_sub=INTS,
+        occurred_at=TEXT,
+    ),
+    st.builds(
+        ReversalClaim,
+        meter_id=TEXT,
+        table_id=TEXT,
+        round_id=TEXT,
+        primary_sub=INTS,
+        reserve_sub=INTS,
+        count=INTS,
+        reason=TEXT,
+        occurred_at=TEXT,
+    ),
+    st.builds(
+        HitClaim,
+        meter_id=TEXT,
+        table_id=TEXT,
+        round_id=TEXT,
+        wager=TEXT,
+        on=TEXT,
+        hand=TEXT,
+        cards=st.tuples(TEXT, TEXT),
+        share=st.fractions(min_value=0, max_value=1),
+        recipients=st.tuples(INTS),
+        occurred_at=TEXT,
+        source_seq=INTS,
+    ),
+)
+
+
+@given(CLAIMS, INTS, INTS)
+def test_a_claims_bytes_are_its_operations(claim: MeterClaim, seq: int, index: int) -> None:
+    """`claim_bytes` (the round processor's claims, written without the `MeterOp`) gives
+    `op_to_bytes`'s bytes for any claim, escapes and lone surrogates included."""
+    expected = op_to_bytes(claim_op(claim, seq, index))
+    assert claim_bytes(claim, seq, index) == expected
+    assert json.loads(expected)["claim"]["meter_id"] == claim.meter_id
+
+
+def test_a_contributions_bytes_are_written_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain path is taken (not only the fallback) and writes every field of the claim."""
+    monkeypatch.setattr(records, "op_to_bytes", None)  # the fallback would fail
+    claim = ContributionClaim(meter_id="m", table_id="t", round_id="r", seat=2, wager="ante",
+                              on="pair_plus", wager_cents=500, primary_sub=10, reserve_sub=1,
+                              occurred_at="2026-12-02T00:00:00Z")  # fmt: skip
+    body = json.loads(claim_bytes(claim, 7, 3))
+    assert body == {
+        "claim": {"meter_id": "m", "occurred_at": "2026-12-02T00:00:00Z", "on": "pair_plus",
+                  "primary_sub": 10, "reserve_sub": 1, "round_id": "r", "seat": 2,
+                  "table_id": "t", "wager": "ante", "wager_cents": 500},
+        "index": 3, "kind": "contribution", "meter_id": "m",
+        "occurred_at": "2026-12-02T00:00:00Z", "table_id": "t", "table_seq": 7,
+    }  # fmt: skip
