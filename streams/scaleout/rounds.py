@@ -84,12 +84,16 @@ class TableRecord:
     partition: int
     offset: int
     recent: tuple[tuple[str, str], ...] = ()  # (event_id, content digest), oldest first
-    #: ``dict(recent)``, built when first needed and then carried from record to record
-    #: (`after`): a scan of 64 pairs per input was a visible share of the processor's time.
+    #: ``dict(recent)``, built when first needed and then handed on from record to record
+    #: (`after`, `stamped`): a scan of 64 pairs per input, then a copy of the dict per input,
+    #: were visible shares of the processor's time. A cache of a field, held by one record at a
+    #: time: the record that hands it on forgets it (and builds it again from ``recent`` should
+    #: it be asked again: a batch dropped and decided again from the stored records), so a dict
+    #: one record changes is never another's.
     ids: dict[str, str] | None = field(default=None, compare=False, repr=False)
 
     def stamped(self, pos: SourcePos) -> TableRecord:
-        return _record(self.table, pos.partition, pos.offset, self.recent, self.ids)
+        return _record(self.table, pos.partition, pos.offset, self.recent, self._handed())
 
     def earlier(self, event_id: str) -> str | None:
         """The digest of the accepted event with this id ("" if only its id is known), or None."""
@@ -101,21 +105,33 @@ class TableRecord:
 
     def _ids(self) -> dict[str, str]:
         ids = self.ids
-        if ids is None:  # a record read back from its bytes
+        if ids is None:  # a record read back from its bytes, or one that handed its dict on
             ids = dict(self.recent)
             object.__setattr__(self, "ids", ids)  # a cache of a field: the record is unchanged
+        return ids
+
+    def _handed(self) -> dict[str, str] | None:
+        """This record's dict of ids, now the caller's: this record forgets it."""
+        ids = self.ids
+        if ids is not None:
+            object.__setattr__(self, "ids", None)
         return ids
 
     def after(self, table: TableState, pos: SourcePos, event_id: str, digest: str) -> TableRecord:
         """The next record: ``table`` and the accepted event's id with its digest, the oldest
         forgotten past `RECENT_IDS`. ``event_id`` is not among the ids (`earlier` said None)."""
-        recent = (*self.recent, (event_id, digest))[-RECENT_IDS:]
+        old, pair = self.recent, (event_id, digest)
+        # ``(*old, pair)[-RECENT_IDS:]`` with one tuple fewer (no list, then no slice of it)
+        if len(old) < RECENT_IDS:
+            recent = old + (pair,)  # noqa: RUF005 - see above
+        else:
+            recent = old[len(old) - RECENT_IDS + 1 :] + (pair,)  # noqa: RUF005 - see above
         ids = self._ids()
-        if len(ids) == len(self.recent):  # one pair per id (always, as this code writes them)
-            ids = dict(ids)
+        if len(ids) == len(old) <= RECENT_IDS:  # one pair per id (always, as this code writes)
+            self._handed()
             ids[event_id] = digest
-            if len(ids) > len(recent):
-                del ids[self.recent[0][0]]
+            if len(old) == RECENT_IDS:
+                del ids[old[0][0]]
             return _record(table, pos.partition, pos.offset, recent, ids)
         return _record(table, pos.partition, pos.offset, recent, None)
 

@@ -144,3 +144,27 @@ def test_a_contributions_bytes_are_written_whole(monkeypatch: pytest.MonkeyPatch
         "index": 3, "kind": "contribution", "meter_id": "m",
         "occurred_at": "2026-12-02T00:00:00Z", "table_id": "t", "table_seq": 7,
     }  # fmt: skip
+
+
+@given(PAIRS, st.sampled_from("abcdefghij"), st.sampled_from("abcdefghij"))
+def test_a_record_that_handed_its_ids_on_still_answers(
+    pairs: list[tuple[str, str]], new: str, ask: str
+) -> None:
+    """`after` and `stamped` hand the dict of ids on to the next record, which changes it: the
+    record they came from (a stored one, read again when a decided batch is dropped) must still
+    answer from its own pairs, and never see the next record's id."""
+    pos = SourcePos("t", 0, 5)
+    record = TableRecord(TableState(table_id="t1"), 0, 4, tuple(pairs))
+    record.earlier(ask)  # its dict built
+    if record.earlier(new) is not None:
+        return
+    stamped = record.stamped(pos)
+    nxt = stamped.after(stamped.table, pos, new, "9")
+    assert nxt.earlier(new) == "9"
+    for old in (record, stamped):
+        assert old.earlier(new) is None
+        assert old.earlier(ask) == _scanned(old.recent, ask)
+    again = record.after(record.table, pos, new, "7")  # decided again from the stored record
+    assert again.earlier(new) == "7"
+    assert again.earlier(ask) == _scanned(again.recent, ask)
+    assert nxt.earlier(new) == "9"
