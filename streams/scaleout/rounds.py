@@ -46,13 +46,13 @@ from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.build import builder
+from controller.fast.lane import Entry, next_table
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
 from controller.model.state import TableState
 from controller.model.table_events import RoundSettled, TableEvent
 from controller.rules.table import TableStep, decide_table
-from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import table_from_dict, table_to_dict
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
@@ -232,20 +232,22 @@ class RoundProcessor:
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         names, table_id, (value, digest) = self._names, event.table_id, encoded
-        table = evolve_table(record.table if record else None, event)
         outputs = [output(names.events, table_id, value, event.event_id)]  # `event_output`'s
+        contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
             if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
-                    table = add_contribution(table, step.round_id, entry)
+                    contributed.append((step.round_id, entry))
                 payload = claim_bytes(step, event.seq, index)
                 outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
             else:
                 outputs.append(event_output(names.events, table_id, step, step_id))
                 outputs.append(event_output(names.awards, table_id, step, step_id))
         outputs.append(self._heard(table_id, "event", event.event_id, pos))
+        # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
+        table = next_table(record.table if record else None, event, contributed)
         base = record or TableRecord(table, pos.partition, pos.offset)
         return processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
 

@@ -1,0 +1,92 @@
+"""`controller.fast.lane.next_table` against its definition: `evolve_table`, then `add_contribution`
+per contribution, on simulated floors (voids, forced hands, every kind of table event), on events
+the table refuses, and on contributions for another round."""
+
+from __future__ import annotations
+
+import random
+from itertools import islice
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.config.floor import load_floor_config
+from controller.fast.lane import Entry, next_table
+from controller.meter import ContributionClaim
+from controller.model.errors import RuleViolation
+from controller.model.state import TableState
+from controller.model.table_events import TableEvent, from_contract
+from controller.rules.table import decide_table
+from controller.rules.table_state import add_contribution, evolve_table
+from controller.snapshot import table_to_dict
+from tests.controller.fast.differential import simulated
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+FLOORS = ["pa-three-card-poker.toml", "pa-three-card-poker-demo.toml"]
+
+
+def defined(
+    table: TableState | None, event: TableEvent, contributed: list[tuple[str, Entry]]
+) -> TableState:
+    out = evolve_table(table, event)
+    for round_id, entry in contributed:
+        out = add_contribution(out, round_id, entry)
+    return out
+
+
+def same(table: TableState | None, event: TableEvent, contributed: list[tuple[str, Entry]]) -> None:
+    got, expected = next_table(table, event, contributed), defined(table, event, contributed)
+    assert got == expected
+    assert table_to_dict(got) == table_to_dict(expected)
+
+
+@pytest.mark.parametrize("name", FLOORS)
+@pytest.mark.parametrize(("seed", "forced"), [(1, 0.0), (2, 0.3)])
+def test_a_floor_advances_as_the_reference_advances_it(name: str, seed: int, forced: float) -> None:
+    config = load_floor_config((EXAMPLES / name).read_text("utf-8"), name)
+    rng = random.Random(seed)  # a repeatable choice of strays
+    tables: dict[str, TableState] = {}
+    kinds: set[str] = set()
+    for raw in islice(simulated(config, seed, forced, 0.05), 4_000):
+        event = from_contract(raw)
+        table = tables.get(event.table_id)
+        try:
+            steps = decide_table(config, table, event)
+        except RuleViolation:
+            same(table, event, [])  # defined for any event, refused ones too
+            continue
+        contributed = [
+            (s.round_id, (s.meter_id, s.primary_sub, s.reserve_sub))
+            for s in steps
+            if isinstance(s, ContributionClaim)
+        ]
+        same(table, event, contributed)
+        if contributed and rng.random() < 0.2:  # one for another round: the reference's way
+            same(table, event, [*contributed, ("elsewhere", ("m", 1, 2))])
+        if rng.random() < 0.05:  # a stray: the table's other events on no table at all
+            same(None, event, contributed)
+        tables[event.table_id] = next_table(table, event, contributed)
+        kinds.add(event.TYPE)
+    assert len(kinds) == 6  # every kind of table event advanced a table
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.text(max_size=3), st.integers(0, 9), st.integers(0, 9)), max_size=4))
+def test_contributions_for_the_round_are_appended_in_order(entries: list[Entry]) -> None:
+    entries = [*entries, ("m", 1, 1)]  # a round with contributions: the next are appended
+    config = load_floor_config((EXAMPLES / FLOORS[0]).read_text("utf-8"), FLOORS[0])
+    raws = simulated(config, 5, 0.0, 0.0)
+    table: TableState | None = None
+    for raw in raws:
+        event = from_contract(raw)
+        if table is not None and event.table_id != table.table_id:
+            continue
+        contributed = [(event.round_id, entry) for entry in entries]
+        if table is not None and table.round is not None and table.round.contributions:
+            later = [(event.round_id, ("later", 0, 0)), *contributed[::-1]]
+            same(table, event, later)  # after the lock's own: appended behind them
+            return
+        same(table, event, contributed)
+        table = next_table(table, event, contributed if event.TYPE == "wagers_locked" else [])
