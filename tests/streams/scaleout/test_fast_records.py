@@ -6,6 +6,7 @@ workers that ran main's code are read back and compared too)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from controller.claims import ContributionClaim, HitClaim, ReversalClaim
 from controller.meter import MeterClaim
+from controller.model.errors import InvalidEvent
 from controller.model.state import TableState
 from streams.scaleout import records
 from streams.scaleout.records import (
@@ -21,8 +23,10 @@ from streams.scaleout.records import (
     claim_bytes,
     claim_op,
     dumps,
+    op_from_bytes,
     op_to_bytes,
     reference_dumps,
+    reference_op_from_bytes,
 )
 from streams.scaleout.rounds import RECENT_IDS, TableRecord
 
@@ -168,3 +172,61 @@ def test_a_record_that_handed_its_ids_on_still_answers(
     assert again.earlier(new) == "7"
     assert again.earlier(ask) == _scanned(again.recent, ask)
     assert nxt.earlier(new) == "9"
+
+
+def _read_both(payload: bytes) -> None:
+    """`op_from_bytes` answers as `reference_op_from_bytes`: the same operation (by repr: a
+    True is not a 1) or the same refusal."""
+    try:
+        expected: object = repr(reference_op_from_bytes(payload))
+    except InvalidEvent as exc:
+        expected = ("refused", str(exc))
+    try:
+        got: object = repr(op_from_bytes(payload))
+    except InvalidEvent as exc:
+        got = ("refused", str(exc))
+    assert got == expected
+
+
+@given(CLAIMS, INTS, INTS)
+def test_an_operation_reads_back_as_the_reference_reads_it(
+    claim: MeterClaim, seq: int, index: int
+) -> None:
+    payload = claim_bytes(claim, seq, index)
+    _read_both(payload)
+    assert op_from_bytes(payload).claim == claim
+
+
+OP_KEYS = ("meter_id", "kind", "table_id", "table_seq", "index", "occurred_at", "claim")
+CLAIM_KEYS = tuple(f.name for f in dataclasses.fields(ContributionClaim))
+ODD = st.none() | st.booleans() | INTS | TEXT | st.floats(allow_nan=False) | st.just([1])
+
+
+@given(
+    st.dictionaries(st.sampled_from(OP_KEYS), ODD | st.just("contribution")),
+    st.dictionaries(st.sampled_from((*CLAIM_KEYS, "extra")), ODD),
+    st.booleans(),
+)
+def test_a_damaged_operation_is_read_as_the_reference_reads_it(
+    top: dict[str, object], fields: dict[str, object], whole: bool
+) -> None:
+    """Any key missing, added or of another JSON type, at either level: the struct reader
+    leaves it to the reference, which accepts or refuses it as before."""
+    good = ContributionClaim(meter_id="m", table_id="t", round_id="r", seat=2, wager="ante",
+                             on="own", wager_cents=500, primary_sub=10, reserve_sub=1,
+                             occurred_at="z")  # fmt: skip
+    body = json.loads(claim_bytes(good, 4, 0))
+    if whole:
+        body["claim"].update(fields)
+    else:
+        body.update(top)
+    _read_both(json.dumps(body).encode())
+    _read_both(json.dumps(body, ensure_ascii=False).encode())
+
+
+def test_the_struct_reader_is_used_for_a_contribution(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(records, "reference_op_from_bytes", None)  # the fallback would fail
+    good = ContributionClaim(meter_id="m", table_id="t", round_id="r", seat=2, wager="ante",
+                             on="own", wager_cents=500, primary_sub=10, reserve_sub=1,
+                             occurred_at="z")  # fmt: skip
+    assert op_from_bytes(claim_bytes(good, 4, 0)) == claim_op(good, 4, 0)
