@@ -9,15 +9,21 @@ each slot through its own descriptor): field for field what those calls give
 (``tests/controller/fast/test_lane.py``, and the round lane's differential test against main's
 processors). Event kinds it does not know, and contributions for a round that is not the table's
 current one after the event (never, as the processor makes them), take the reference calls.
+
+The meter lane likewise: `next_meter` is `evolve_meter`, a contribution (most of its events)
+built positionally with `_contributed`'s sums, anything else by `evolve_meter` itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Final
 
 from controller.fast.build import builder
-from controller.model.state import RoundState, TableState
+from controller.meter_evolve import _with_contribution, evolve_meter
+from controller.model.events import ContributionRecorded, MeterEvent
+from controller.model.state import MeterState, RoundState, TableState
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -120,3 +126,57 @@ _STEPS: Final[dict[type, Callable[..., RoundState]]] = {
     RoundSettled: _phase,
     RoundVoided: _phase,
 }
+
+
+#: `MeterState`'s fields in the order `_meter` takes them; a class with other fields turns the
+#: positional path off (`next_meter` is then `evolve_meter`).
+_METER_FIELDS: Final = (
+    "meter_id",
+    "amount_sub",
+    "reserve_sub",
+    "seeded_sub",
+    "contributed_sub",
+    "contributions",
+    "paid_sub",
+    "corrected_sub",
+    "hits",
+    "seq",
+    "overflow_sub",
+    "transferred_sub",
+    "retired",
+    "mystery_commitment",
+    "mystery_sealed",
+    "mystery_trigger_cents",
+    "mystery_salt",
+    "open_rounds",
+)
+_meter: Final = builder(MeterState, _METER_FIELDS)
+_METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == _METER_FIELDS
+
+
+def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:
+    """``evolve_meter(meter, event)``; a contribution as `_contributed` writes it (the same sums,
+    every other field carried over)."""
+    if type(event) is not ContributionRecorded or not _METER_PLAIN:
+        return evolve_meter(meter, event)
+    m, e = meter, event
+    return _meter(
+        m.meter_id,
+        m.amount_sub + e.primary_sub - e.overflow_sub - e.diverted_sub,
+        m.reserve_sub + e.reserve_sub,
+        m.seeded_sub,
+        m.contributed_sub + e.primary_sub + e.reserve_sub,
+        m.contributions + 1,
+        m.paid_sub,
+        m.corrected_sub,
+        m.hits,
+        e.meter_seq,
+        m.overflow_sub + e.overflow_sub,
+        m.transferred_sub - e.diverted_sub,
+        m.retired,
+        m.mystery_commitment,
+        m.mystery_sealed,
+        m.mystery_trigger_cents,
+        m.mystery_salt,
+        _with_contribution(m.open_rounds, e),
+    )

@@ -34,7 +34,8 @@ from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import builder
-from controller.meter import decide_meter, evolve_meter, seed_meter
+from controller.fast.lane import next_meter
+from controller.meter import decide_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
 from controller.model.events import ContributionRecorded, MeterEvent, ProgressiveHit
 from controller.model.state import MeterState
@@ -228,7 +229,7 @@ class MeterProcessor:
         return op, definition
 
     def _apply(self, record: MeterRecord, event: MeterEvent, outputs: list[Output]) -> MeterRecord:
-        meter = evolve_meter(record.meter, event)
+        meter = next_meter(record.meter, event)  # `evolve_meter` (`controller.fast.lane`)
         if meter.explained_sub() != meter.held_sub():
             msg = f"meter {meter.meter_id} at seq {meter.seq} breaks conservation: {meter}"
             raise InvariantViolation(msg)
