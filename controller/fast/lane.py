@@ -10,8 +10,9 @@ each slot through its own descriptor): field for field what those calls give
 processors). Event kinds it does not know, and contributions for a round that is not the table's
 current one after the event (never, as the processor makes them), take the reference calls.
 
-The meter lane likewise: `next_meter` is `evolve_meter`, a contribution (most of its events)
-built positionally with `_contributed`'s sums, anything else by `evolve_meter` itself.
+The meter lane likewise: `meter_event` is `decide_meter` and `next_meter` is `evolve_meter`, a
+contribution (most of the lane's claims) built positionally as `_contribution` and
+`_contributed` build it, anything else by the reference itself.
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Final
 
+from controller.ceiling import split_at_ceiling
+from controller.config.floor import MeterDef
 from controller.fast.build import builder
+from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
 from controller.model.state import MeterState, RoundState, TableState
@@ -180,3 +184,36 @@ def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:
         m.mystery_salt,
         _with_contribution(m.open_rounds, e),
     )
+
+
+_recorded: Final = builder(
+    ContributionRecorded,
+    (
+        "meter_id",
+        "table_id",
+        "round_id",
+        "seat",
+        "wager",
+        "on",
+        "wager_cents",
+        "primary_sub",
+        "reserve_sub",
+        "meter_seq",
+        "occurred_at",
+        "overflow_sub",
+        "diverted_sub",
+        "divert_to",
+    ),
+)
+
+
+def meter_event(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> MeterEvent:
+    """``decide_meter(meter, definition, claim)``; a contribution as `_contribution` builds it."""
+    if type(claim) is not ContributionClaim:
+        return decide_meter(meter, definition, claim)
+    c = claim
+    _, overflow, diverted = split_at_ceiling(meter, definition, c.primary_sub)
+    divert_to = definition.divert_to if diverted else ""
+    head = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
+    return _recorded(*head, c.primary_sub, c.reserve_sub, meter.seq + 1, c.occurred_at,
+                     overflow, diverted, divert_to)  # fmt: skip

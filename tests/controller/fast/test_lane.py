@@ -1,7 +1,8 @@
 """`controller.fast.lane` against its definitions: `next_table` against `evolve_table`, then
 `add_contribution` per contribution, on simulated floors (voids, forced hands, every kind of table
 event), on events the table refuses, and on contributions for another round; `next_meter` against
-`evolve_meter` on any meter and contribution."""
+`evolve_meter` on any meter and contribution, `meter_event` against `decide_meter` at and around
+a ceiling."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from immutables import Map
 
+from controller.config.defs import MeterDef
 from controller.config.floor import load_floor_config
-from controller.fast.lane import Entry, next_meter, next_table
-from controller.meter import ContributionClaim, evolve_meter
+from controller.fast.lane import Entry, meter_event, next_meter, next_table
+from controller.meter import ContributionClaim, ReversalClaim, decide_meter, evolve_meter
 from controller.model.errors import RuleViolation
 from controller.model.events import ContributionRecorded, MeterSeeded
 from controller.model.state import MeterState, TableState
@@ -25,6 +27,7 @@ from controller.model.table_events import TableEvent, from_contract
 from controller.rules.table import decide_table
 from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import meter_to_dict, table_to_dict
+from streams.codec import encode
 from tests.controller.fast.differential import simulated
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
@@ -156,3 +159,44 @@ def test_other_meter_events_are_evolve_meters() -> None:
     meter = MeterState(meter_id="m", amount_sub=500, seq=3)
     seeded = MeterSeeded(meter_id="m", amount_sub=5, meter_seq=4, occurred_at="z")
     assert next_meter(meter, seeded) == evolve_meter(meter, seeded)
+
+
+def _definitions() -> list[MeterDef]:
+    config = load_floor_config((EXAMPLES / FLOORS[1]).read_text("utf-8"), FLOORS[1])
+    base = next(iter(config.meters.values()))
+    return [
+        base,
+        dataclasses.replace(base, ceiling_cents=None, divert_to=""),
+        dataclasses.replace(base, ceiling_cents=1_000, divert_to=""),
+        dataclasses.replace(base, ceiling_cents=1_000, divert_to="m2"),
+        dataclasses.replace(base, ceiling_cents=0, divert_to="m2"),
+    ]
+
+
+CLAIMS = st.builds(
+    ContributionClaim,
+    meter_id=st.just("m"),
+    table_id=IDS,
+    round_id=ROUNDS,
+    seat=st.integers(1, 7),
+    wager=st.just("ante"),
+    on=st.just("own"),
+    wager_cents=st.integers(0, 10**6),
+    primary_sub=st.integers(0, 10**6),
+    reserve_sub=st.integers(0, 10**6),
+    occurred_at=st.just("z"),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(METERS, st.sampled_from(_definitions()), CLAIMS)
+def test_a_contribution_is_decided_as_decide_meter_decides_it(
+    meter: MeterState, definition: MeterDef, claim: ContributionClaim
+) -> None:
+    """Below, at and above a ceiling, carried or diverted."""
+    got, expected = meter_event(meter, definition, claim), decide_meter(meter, definition, claim)
+    assert got == expected
+    assert encode(got) == encode(expected)
+    reversal = ReversalClaim(meter_id="m", table_id="t1", round_id="R1", primary_sub=1,
+                             reserve_sub=2, count=1, reason="void", occurred_at="z")  # fmt: skip
+    assert meter_event(meter, definition, reversal) == decide_meter(meter, definition, reversal)
