@@ -10,6 +10,10 @@ each slot through its own descriptor): field for field what those calls give
 processors). Event kinds it does not know, and contributions for a round that is not the table's
 current one after the event (never, as the processor makes them), take the reference calls.
 
+A lock's claims likewise: `lock_claims` is `decide_table`'s answer to an accepted lock, its
+`ContributionClaim`s built positionally; None (ask the reference, which refuses) whenever one of
+the reference's checks would not pass.
+
 The meter lane likewise: `meter_event` is `decide_meter` and `next_meter` is `evolve_meter`, a
 contribution (most of the lane's claims) built positionally as `_contribution` and
 `_contributed` build it, anything else by the reference itself.
@@ -22,11 +26,12 @@ from dataclasses import fields
 from typing import Final
 
 from controller.ceiling import split_at_ceiling
-from controller.config.floor import MeterDef
+from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import builder
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
+from controller.model.money import contribution_subunits
 from controller.model.state import MeterState, RoundState, TableState
 from controller.model.table_events import (
     DecisionMade,
@@ -217,3 +222,53 @@ def meter_event(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> Met
     head = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
     return _recorded(*head, c.primary_sub, c.reserve_sub, meter.seq + 1, c.occurred_at,
                      overflow, diverted, divert_to)  # fmt: skip
+
+
+_CLAIM_FIELDS: Final = (
+    "meter_id",
+    "table_id",
+    "round_id",
+    "seat",
+    "wager",
+    "on",
+    "wager_cents",
+    "primary_sub",
+    "reserve_sub",
+    "occurred_at",
+)
+_claim: Final = builder(ContributionClaim, _CLAIM_FIELDS)
+
+
+def lock_claims(
+    config: FloorConfig, table: TableState | None, event: WagersLocked
+) -> tuple[ContributionClaim, ...] | None:
+    """``decide_table(config, table, event)`` for a lock it accepts (`_check_sequence`,
+    `_current_round`, the open phase, then `_contributions`); None when it would refuse it."""
+    table_def = config.tables.get(event.table_id)
+    current = table.round if table is not None else None
+    if (
+        table_def is None
+        or table is None
+        or current is None
+        or event.event_id in current.event_ids
+        or event.seq <= table.last_seq
+        or current.round_id != event.round_id
+        or current.phase != "open"
+    ):
+        return None
+    claims = []
+    links, meters = table_def.links, config.meters
+    table_id, round_id, at = event.table_id, event.round_id, event.occurred_at
+    for wager in current.wagers:
+        meter_id = links.get(wager.wager)
+        if meter_id is None:
+            continue
+        meter = meters.get(meter_id)
+        if meter is None:  # the reference's KeyError, worded by the reference
+            return None
+        rates, cents = meter.progressive, wager.amount_cents
+        primary = contribution_subunits(cents, rates.primary_ppm)
+        reserve = contribution_subunits(cents, rates.reserve_ppm)
+        claims.append(_claim(meter_id, table_id, round_id, wager.seat, wager.wager, wager.on,
+                             cents, primary, reserve, at))  # fmt: skip
+    return tuple(claims)

@@ -18,12 +18,12 @@ from immutables import Map
 
 from controller.config.defs import MeterDef
 from controller.config.floor import load_floor_config
-from controller.fast.lane import Entry, meter_event, next_meter, next_table
+from controller.fast.lane import Entry, lock_claims, meter_event, next_meter, next_table
 from controller.meter import ContributionClaim, ReversalClaim, decide_meter, evolve_meter
 from controller.model.errors import RuleViolation
 from controller.model.events import ContributionRecorded, MeterSeeded
 from controller.model.state import MeterState, TableState
-from controller.model.table_events import TableEvent, from_contract
+from controller.model.table_events import TableEvent, WagersLocked, from_contract
 from controller.rules.table import decide_table
 from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import meter_to_dict, table_to_dict
@@ -56,14 +56,21 @@ def test_a_floor_advances_as_the_reference_advances_it(name: str, seed: int, for
     rng = random.Random(seed)  # a repeatable choice of strays
     tables: dict[str, TableState] = {}
     kinds: set[str] = set()
+    locks = 0
     for raw in islice(simulated(config, seed, forced, 0.05), 4_000):
         event = from_contract(raw)
         table = tables.get(event.table_id)
+        locked = lock_claims(config, table, event) if isinstance(event, WagersLocked) else None
         try:
             steps = decide_table(config, table, event)
         except RuleViolation:
+            assert locked is None  # the reference refuses it: so does the fast lock
             same(table, event, [])  # defined for any event, refused ones too
             continue
+        if isinstance(event, WagersLocked):
+            assert locked == steps  # an accepted lock: the same claims, in order
+            assert [repr(c) for c in locked] == [repr(c) for c in steps]
+            locks += 1
         contributed = [
             (s.round_id, (s.meter_id, s.primary_sub, s.reserve_sub))
             for s in steps
@@ -75,8 +82,15 @@ def test_a_floor_advances_as_the_reference_advances_it(name: str, seed: int, for
         if rng.random() < 0.05:  # a stray: the table's other events on no table at all
             same(None, event, contributed)
         tables[event.table_id] = next_table(table, event, contributed)
+        if isinstance(event, WagersLocked):  # again (a retry), and with a newer seq: refused
+            again = dataclasses.replace(event, seq=event.seq + 1, event_id=event.event_id + "x")
+            for retry in (event, again):
+                assert lock_claims(config, tables[event.table_id], retry) is None
+                with pytest.raises(RuleViolation):
+                    decide_table(config, tables[event.table_id], retry)
         kinds.add(event.TYPE)
     assert len(kinds) == 6  # every kind of table event advanced a table
+    assert locks > 50
 
 
 @settings(max_examples=60, deadline=None)
