@@ -166,6 +166,7 @@ class Committing(threading.Thread, Generic[B]):
         self.batch, self._offsets, self._metadata = batch, offsets, metadata
         self._producer, self._timeout = producer, timeout
         self.error: KafkaException | None = None
+        self.offsets_sent = self.committed = 0.0  # when each call returned (`time.time`)
 
     def run(self) -> None:
         try:
@@ -174,7 +175,9 @@ class Committing(threading.Thread, Generic[B]):
                     self._offsets, self._metadata, self._timeout
                 )
             )
+            self.offsets_sent = time.time()
             _retrying(lambda: self._producer.commit_transaction(self._timeout))
+            self.committed = time.time()
         except KafkaException as exc:
             self.error = exc
 
