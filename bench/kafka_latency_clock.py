@@ -82,6 +82,8 @@ class Clock:
         if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
             return
         self.latencies_ms.append((now - due) * 1000)
+        if not stamps[0]:  # its claims were not read (a stage from 0 would be 57 years)
+            return
         marks = (due + self.epoch, *stamps, now + self.epoch)
         for index, stage in enumerate(STAGES):
             gap = (marks[index + 1] - marks[index]) * 1000

@@ -73,3 +73,14 @@ def test_a_round_sent_during_the_warmup_is_not_counted() -> None:
     clock.read(where, 10.050, 1010.041)
     assert clock.latencies_ms == []
     assert clock.stages_ms == {}
+
+
+def test_a_round_whose_claims_were_not_read_has_a_latency_but_no_stages() -> None:
+    """Seen in a run: a round's contributions read, its claims not; its stages were measured
+    from 0 (to_contribution p99 1,796,206,408,154 ms)."""
+    where = ("tcp-1", "R000001")
+    clock = kafka_latency_clock.Clock(Counter({where: 1}), epoch=1000.0)
+    clock.due[where] = 10.0
+    clock.read(where, 10.050, 1010.041)
+    assert clock.latencies_ms == [pytest.approx(50.0)]
+    assert clock.stages_ms == {}
