@@ -10,6 +10,9 @@ each slot through its own descriptor): field for field what those calls give
 processors). Event kinds it does not know, and contributions for a round that is not the table's
 current one after the event (never, as the processor makes them), take the reference calls.
 
+A wager on the own hand that `decide_table` surely accepts (`wager_accepted`: its checks, the
+own hand needing no target check) is answered without it: no steps.
+
 A lock's claims likewise: `lock_claims` is `decide_table`'s answer to an accepted lock, its
 `ContributionClaim`s built positionally; None (ask the reference, which refuses) whenever one of
 the reference's checks would not pass.
@@ -31,6 +34,7 @@ from controller.fast.build import builder
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
+from controller.model.games import GAMES
 from controller.model.money import contribution_subunits
 from controller.model.state import MeterState, RoundState, TableState
 from controller.model.table_events import (
@@ -272,3 +276,36 @@ def lock_claims(
         claims.append(_claim(meter_id, table_id, round_id, wager.seat, wager.wager, wager.on,
                              cents, primary, reserve, at))  # fmt: skip
     return tuple(claims)
+
+
+def wager_accepted(config: FloorConfig, table: TableState | None, event: WagerPlaced) -> bool:
+    """True when ``decide_table(config, table, event)`` accepts the wager (with no steps, as it
+    does every wager it accepts): `_check_sequence`, `_current_round` and `check_wager` for a
+    wager on the own hand. False says nothing: the reference then decides (and refuses)."""
+    table_def = config.tables.get(event.table_id)
+    current = table.round if table is not None else None
+    if (
+        table_def is None
+        or table is None
+        or current is None
+        or event.on != "own"
+        or event.event_id in current.event_ids
+        or event.seq <= table.last_seq
+        or current.round_id != event.round_id
+        or current.phase != "open"
+        or not 1 <= event.seat <= table_def.seats
+    ):
+        return False
+    rules = GAMES.get(current.game)
+    if rules is None:
+        return False
+    meter_id = table_def.links.get(event.wager)
+    if meter_id is None:
+        if event.wager not in rules.base_wagers:
+            return False
+    else:
+        meter = config.meters.get(meter_id)
+        if meter is None or event.amount_cents != meter.unit_cents:
+            return False
+    seat, wager = event.seat, event.wager
+    return not any(p.seat == seat and p.wager == wager and p.on == "own" for p in current.wagers)

@@ -46,12 +46,12 @@ from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.build import builder
-from controller.fast.lane import Entry, lock_claims, next_table
+from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
 from controller.model.state import TableState
-from controller.model.table_events import RoundSettled, TableEvent, WagersLocked
+from controller.model.table_events import RoundSettled, TableEvent, WagerPlaced, WagersLocked
 from controller.rules.table import TableStep, decide_table
 from controller.snapshot import table_from_dict, table_to_dict
 from streams.adapters.kafka.topics import TopicNames
@@ -208,6 +208,9 @@ class RoundProcessor:
             steps = self._settle.steps(table, event)
             if steps is not None:
                 return steps
+        elif type(event) is WagerPlaced:
+            if wager_accepted(self._config, table, event):  # `controller.fast.lane`
+                return ()
         elif type(event) is WagersLocked:
             claims = lock_claims(self._config, table, event)  # `controller.fast.lane`
             if claims is not None:

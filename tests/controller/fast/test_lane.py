@@ -17,13 +17,20 @@ from hypothesis import strategies as st
 from immutables import Map
 
 from controller.config.defs import MeterDef
-from controller.config.floor import load_floor_config
-from controller.fast.lane import Entry, lock_claims, meter_event, next_meter, next_table
+from controller.config.floor import FloorConfig, load_floor_config
+from controller.fast.lane import (
+    Entry,
+    lock_claims,
+    meter_event,
+    next_meter,
+    next_table,
+    wager_accepted,
+)
 from controller.meter import ContributionClaim, ReversalClaim, decide_meter, evolve_meter
 from controller.model.errors import RuleViolation
 from controller.model.events import ContributionRecorded, MeterSeeded
 from controller.model.state import MeterState, TableState
-from controller.model.table_events import TableEvent, WagersLocked, from_contract
+from controller.model.table_events import TableEvent, WagerPlaced, WagersLocked, from_contract
 from controller.rules.table import decide_table
 from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import meter_to_dict, table_to_dict
@@ -43,6 +50,35 @@ def defined(
     return out
 
 
+def _wager_variants(config: FloorConfig, table: TableState | None, event: WagerPlaced) -> int:
+    """`wager_accepted` on the wager and on damaged copies of it: True only where the reference
+    accepts (with no steps), and True on every accepted wager on the own hand. The count of
+    True answers."""
+    seq = table.last_seq if table is not None else 0
+    variants = [
+        event,
+        dataclasses.replace(event, seat=0),
+        dataclasses.replace(event, seat=99),
+        dataclasses.replace(event, amount_cents=event.amount_cents + 1),
+        dataclasses.replace(event, wager="nope"),
+        dataclasses.replace(event, seq=seq),
+        dataclasses.replace(event, round_id="other"),
+        dataclasses.replace(event, on="dealer"),
+    ]
+    fast = 0
+    for variant in variants:
+        answer = wager_accepted(config, table, variant)
+        try:
+            reference = decide_table(config, table, variant)
+        except (RuleViolation, KeyError):
+            assert not answer, variant
+            continue
+        assert reference == ()
+        assert answer == (variant.on == "own"), variant
+        fast += answer
+    return fast
+
+
 def same(table: TableState | None, event: TableEvent, contributed: list[tuple[str, Entry]]) -> None:
     got, expected = next_table(table, event, contributed), defined(table, event, contributed)
     assert got == expected
@@ -56,11 +92,13 @@ def test_a_floor_advances_as_the_reference_advances_it(name: str, seed: int, for
     rng = random.Random(seed)  # a repeatable choice of strays
     tables: dict[str, TableState] = {}
     kinds: set[str] = set()
-    locks = 0
+    locks = wagers = 0
     for raw in islice(simulated(config, seed, forced, 0.05), 4_000):
         event = from_contract(raw)
         table = tables.get(event.table_id)
         locked = lock_claims(config, table, event) if isinstance(event, WagersLocked) else None
+        if isinstance(event, WagerPlaced):
+            wagers += _wager_variants(config, table, event)
         try:
             steps = decide_table(config, table, event)
         except RuleViolation:
@@ -91,6 +129,7 @@ def test_a_floor_advances_as_the_reference_advances_it(name: str, seed: int, for
         kinds.add(event.TYPE)
     assert len(kinds) == 6  # every kind of table event advanced a table
     assert locks > 50
+    assert wagers > 500  # wagers the fast check accepted (each also accepted by the reference)
 
 
 @settings(max_examples=60, deadline=None)
