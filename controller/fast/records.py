@@ -13,6 +13,7 @@ from typing import Final
 
 from immutables import Map
 
+from controller.fast.build import DECISION_EVENT, WAGER_EVENT
 from controller.fast.shapes import ContributionLike, DecisionLike, OpenedLike, WagerLike
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
@@ -175,16 +176,16 @@ def _frozen_wager(wager: WagerLike) -> WagerPlaced:
     """The frozen event of a wager kept as a lighter record (or the event itself)."""
     if isinstance(wager, WagerPlaced):
         return wager
-    return WagerPlaced(
-        event_id=wager.event_id,
-        table_id=wager.table_id,
-        round_id=wager.round_id,
-        seq=wager.seq,
-        occurred_at=wager.occurred_at,
-        seat=wager.seat,
-        wager=wager.wager,
-        amount_cents=int(wager.amount_cents),
-        on=wager.on,
+    return WAGER_EVENT(
+        wager.event_id,
+        wager.table_id,
+        wager.round_id,
+        wager.seq,
+        wager.occurred_at,
+        wager.seat,
+        wager.wager,
+        int(wager.amount_cents),
+        wager.on,
     )
 
 
@@ -193,16 +194,16 @@ def _frozen_decision(decision: DecisionLike) -> DecisionMade:
     if isinstance(decision, DecisionMade):
         return decision
     amount = decision.amount_cents
-    return DecisionMade(
-        event_id=decision.event_id,
-        table_id=decision.table_id,
-        round_id=decision.round_id,
-        seq=decision.seq,
-        occurred_at=decision.occurred_at,
-        seat=decision.seat,
-        action=decision.action,
-        amount_cents=None if amount is None else int(amount),
-        discards=tuple(decision.discards),
+    return DECISION_EVENT(
+        decision.event_id,
+        decision.table_id,
+        decision.round_id,
+        decision.seq,
+        decision.occurred_at,
+        decision.seat,
+        decision.action,
+        None if amount is None else int(amount),
+        tuple(decision.discards),
     )
 
 
