@@ -18,9 +18,11 @@ the bench's core row applies it to the subject and its reference alike.
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Final
 
-__all__ = ["YOUNG", "settle_gc", "unsettle_gc"]
+__all__ = ["YOUNG", "settle_gc", "settled_gc", "unsettle_gc"]
 
 #: Allocations between young collections (CPython's default: 700).
 YOUNG: Final = 50_000
@@ -41,3 +43,14 @@ def unsettle_gc(before: tuple[int, int, int]) -> None:
     ``before``."""
     gc.unfreeze()
     gc.set_threshold(*before)
+
+
+@contextmanager
+def settled_gc(young: int = YOUNG) -> Iterator[None]:
+    """`settle_gc` for the block, undone after it: a command run in-process (the CLI's tests, a
+    host embedding it) gets its collector back as it was."""
+    before = settle_gc(young)
+    try:
+        yield
+    finally:
+        unsettle_gc(before)

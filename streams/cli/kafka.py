@@ -41,7 +41,7 @@ from streams.cli import kafka_grant, kafka_readside, kafka_reconcile
 from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
-from streams.process import settle_gc
+from streams.process import settled_gc
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
 from streams.scaleout.records import event_output, op_to_bytes, seed_op
@@ -167,8 +167,8 @@ def handle_worker(args: argparse.Namespace) -> int:
     """Run a worker (imported only now: the other subcommands start fast)."""
     from streams.scaleout import worker as kafka_worker  # noqa: PLC0415
 
-    settle_gc()  # the collector's young threshold raised (streams.process)
-    return kafka_worker.run(settings_from(args))
+    with settled_gc():  # the collector's young threshold raised (streams.process)
+        return kafka_worker.run(settings_from(args))
 
 
 def handle_dump(args: argparse.Namespace) -> int:

@@ -32,7 +32,7 @@ from controller.model.views import awards_view, meters_view, rejected_view
 from streams.cli.common import Progress, fail
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
-from streams.process import settle_gc
+from streams.process import settled_gc
 
 EPOCH = "1970-01-01T00:00:00Z"
 
@@ -60,8 +60,8 @@ def handle(args: argparse.Namespace) -> int:
     if not args.events.is_file():  # before the configuration is read: the likelier typo
         return fail("jackpot replay", f"{args.events}: no such events file")
     progress = Progress("jackpot replay", args.events.stat().st_size)
-    settle_gc()  # the collector out of a long fold's way (streams.process)
-    document = replay_file(args.config, args.events, progress, reference=args.reference)
+    with settled_gc():  # the collector out of a long fold's way (streams.process)
+        document = replay_file(args.config, args.events, progress, reference=args.reference)
     progress.done()
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
     return 0

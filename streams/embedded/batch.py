@@ -132,14 +132,15 @@ def _heartbeat(out: Decided, raw: Callable[[], object], beat: Heartbeat, ctx: Co
 def answered_before(
     out: Decided,
     raw: Callable[[], object],
-    item: tuple[str, str, bytes],
     seen: dict[str, bytes],
     ctx: Context,
+    *,
+    event_id: str,
+    table_id: str,
+    payload: bytes,
 ) -> bool:
-    """Whether this batch or the log accepted the item's id before (``item``: event id, table
-    id, payload): the same payload is answered a duplicate (the table heard), another one
-    refused as a reused id and dead-lettered."""
-    event_id, table_id, payload = item
+    """Whether this batch or the log accepted ``event_id`` before: the same payload is answered
+    a duplicate (the table heard), another one refused as a reused id and dead-lettered."""
     earlier = seen.get(event_id)
     if earlier == payload:
         out.heard.append(table_id)
@@ -151,6 +152,37 @@ def answered_before(
     return False
 
 
+def answer_verdict(
+    out: Decided,
+    raw: Callable[[], object],
+    seen: dict[str, bytes],
+    ctx: Context,
+    *,
+    verdict: tuple[str, tuple[Emitted, ...]],
+    asked: bool,
+    ids: tuple[str, str, bytes],
+) -> bool:
+    """Answer the core's verdict (``verdict``: the received-time bound's reason, "" if within
+    it, and what the session produced) on the item ``ids`` names (event id, table id, payload);
+    True if accepted, the caller then logs what it produced. A refusal is dead-lettered with
+    ``raw()`` and, undecided by the log (not ``asked``), its id left unsure: had the log held
+    it, the answer would have been another."""
+    ahead, produced = verdict
+    event_id, table_id, payload = ids
+    first = produced[0] if produced else None
+    if ahead or isinstance(first, EventRejected):
+        if not asked:
+            out.unsure.append(event_id)
+        rejected = first if isinstance(first, EventRejected) else None
+        reason = rejected.reason if rejected is not None else ahead
+        out.add(*refuse(raw(), reason, ctx.clock, rejected), ctx.now)
+        return False
+    seen[event_id] = payload
+    out.heard.append(table_id)
+    out.outcomes.append(new_answer(event_id, "accepted", ""))
+    return True
+
+
 def _table_event(
     out: Decided,
     raw: Callable[[], object],
@@ -160,24 +192,17 @@ def _table_event(
     *,
     asked: bool,
 ) -> None:
-    event_id, payload = command.event_id, encode(command)
-    if answered_before(out, raw, (event_id, command.table_id, payload), seen, ctx):
+    event_id, table_id, payload = command.event_id, command.table_id, encode(command)
+    if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
     ahead = ahead_reason(command.occurred_at, ctx.latest)
     produced = () if ahead else ctx.session().step(command)  # decided: the session advanced
-    first = produced[0] if produced else None
-    if ahead or isinstance(first, EventRejected):
-        if not asked:  # had the log held this id, the answer would have been another
-            out.unsure.append(event_id)
-        rejected = first if isinstance(first, EventRejected) else None
-        reason = rejected.reason if rejected is not None else ahead
-        out.add(*refuse(raw(), reason, ctx.clock, rejected), ctx.now)
-        return
-    seen[event_id] = payload
-    out.heard.append(command.table_id)
-    out.outcomes.append(new_answer(event_id, "accepted", ""))
-    # An accepted table event is the first event it produces (`controller.floor.decide`).
-    _log(out, (*produced, *ctx.arm()), payload if first is command else None, ctx.now)
+    verdict = (ahead, produced)
+    ids = (event_id, table_id, payload)
+    if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
+        # An accepted table event is the first event it produces (`controller.floor.decide`).
+        first = produced[0]
+        _log(out, (*produced, *ctx.arm()), payload if first is command else None, ctx.now)
 
 
 def _log(out: Decided, produced: tuple[Event, ...], payload: bytes | None, now: str) -> None:

@@ -32,7 +32,7 @@ from controller.fast import Session
 from controller.fast.hot import decide_decision, decide_lock, decide_open, decide_wager
 from controller.fast.records import KNOWN_SHAPES
 from controller.model.errors import RuleViolation
-from controller.model.events import Event, EventRejected
+from controller.model.events import Event
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -56,10 +56,10 @@ from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
     Decided,
+    answer_verdict,
     answered_before,
     decide_checked,
     decide_item,
-    new_answer,
     new_record,
 )
 from streams.embedded.intake import refuse
@@ -147,29 +147,21 @@ def _hot_line(
 ) -> None:
     """`batch.decide_item` of the line's item, on its struct (a refusal parses the line)."""
     decider, plan = entry
+    raw = partial(parse_json_line, line)
     refusal = ctx.scope(struct.table_id) if ctx.scope is not None else ""
     if refusal:
-        out.add(*refuse(parse_json_line(line), refusal, ctx.clock), ctx.now)
+        out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
         return
-    event_id = struct.event_id
-    payload = _payload(struct, plan)
-    raw = partial(parse_json_line, line)
-    if answered_before(out, raw, (event_id, struct.table_id, payload), seen, ctx):
+    event_id, table_id, payload = struct.event_id, struct.table_id, _payload(struct, plan)
+    if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
     ahead = ahead_reason(struct.occurred_at, ctx.latest)
     produced = () if ahead else _decide(ctx.session(), struct, decider)
-    first = produced[0] if produced else None
-    if ahead or isinstance(first, EventRejected):
-        if not asked:  # had the log held this id, the answer would have been another
-            out.unsure.append(event_id)
-        rejected = first if isinstance(first, EventRejected) else None
-        reason = rejected.reason if rejected is not None else ahead
-        out.add(*refuse(parse_json_line(line), reason, ctx.clock, rejected), ctx.now)
-        return
-    seen[event_id] = payload
-    out.heard.append(struct.table_id)
-    out.outcomes.append(new_answer(event_id, "accepted", ""))
-    _log(out, (*produced, *ctx.arm()), payload if first is struct else None, ctx.now)
+    verdict = (ahead, produced)
+    ids = (event_id, table_id, payload)
+    if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
+        first = produced[0]
+        _log(out, (*produced, *ctx.arm()), payload if first is struct else None, ctx.now)
 
 
 def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:

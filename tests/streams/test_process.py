@@ -4,10 +4,18 @@ collection waits for `YOUNG` allocations, cycles made after it are still collect
 
 from __future__ import annotations
 
+import argparse
 import gc
+import json
 import weakref
+from pathlib import Path
 
+import pytest
+
+from streams.cli import replay
 from streams.process import YOUNG, settle_gc, unsettle_gc
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "pa-three-card-poker.toml"
 
 
 class _Node:
@@ -34,3 +42,18 @@ def test_settle_freezes_raises_the_young_threshold_and_unsettle_undoes_it() -> N
         unsettle_gc(before)
     assert gc.get_threshold() == start
     assert gc.get_freeze_count() == 0
+
+
+def test_a_command_run_in_process_gives_the_collector_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`jackpot replay` settles the collector for its fold only (`settled_gc`): a test or a host
+    calling its handler keeps its own thresholds and nothing of its stays frozen."""
+    start, frozen = gc.get_threshold(), gc.get_freeze_count()
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(b"")
+    args = argparse.Namespace(config=EXAMPLE, events=events, reference=False)
+    assert replay.handle(args) == 0
+    assert json.loads(capsys.readouterr().out)["meters"]  # it ran: the seeded meters
+    assert gc.get_threshold() == start
+    assert gc.get_freeze_count() == frozen
