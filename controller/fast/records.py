@@ -141,13 +141,18 @@ class Round:
     def add_wager(self, wager: WagerLike) -> None:
         """Keep a wager the session accepted, with its id, and index it at once when the round
         is indexed up to it (as a decider leaves it): `indexed` then has nothing left to do."""
+        self.add_read(wager, wager.event_id, (wager.seat, wager.wager, wager.on))
+
+    def add_read(self, wager: WagerLike, event_id: str, placed: tuple[int, str, str]) -> None:
+        """`add_wager` of a wager whose id and (seat, wager, on) are already read."""
         wagers = self.wagers
         wagers.append(wager)
-        self.event_ids.add(wager.event_id)
+        self.event_ids.add(event_id)
         if self._wagers_seen == len(wagers) - 1:
-            self.placed.add((wager.seat, wager.wager, wager.on))
-            if wager.wager == "ante" and wager.seat not in self.antes:
-                self.antes[wager.seat] = wager.amount_cents
+            self.placed.add(placed)
+            seat = placed[0]
+            if placed[1] == "ante" and seat not in self.antes:
+                self.antes[seat] = wager.amount_cents
             self._wagers_seen += 1
 
     def add_decision(self, decision: DecisionLike) -> None:
