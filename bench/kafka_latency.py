@@ -25,7 +25,13 @@ and p99 of each, by the records' CreateTimes, the last of the round's records ea
 ``to_claim`` (send -> the round lane produces its claims: ingest, the worker's fetch, its wait
 for the batch in progress, deciding), ``claim_commit`` (-> claims visible: the round lane's
 commit, the fetch), ``to_contribution`` (-> the meter lane produces the contributions) and
-``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch).
+``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch). The worker
+writes its batches' phases (`streams.adapters.kafka.phases`), summed up in the details as
+``<setting>_worker_*`` (`bench.kafka_phases`: take, decide, wait for the previous commit, produce,
+``send_offsets_to_transaction``, commit, the claims' pickup by the meter lane, records per
+batch); ``<setting>_send_late_p99_ms`` is the pacer's own lateness and ``<setting>_load_1m`` the
+host's load average after the run: a latency read with neither is hard to trust on a shared host.
+The pacer and the reader are in `bench.kafka_latency_clock`.
 
 With ``BENCH_KAFKA_BASELINE=<git revision>`` (as the ``kafka`` row, `bench.kafka`) that
 revision's worker runs too, with its defaults, right after the current defaults: ``baseline
@@ -34,39 +40,36 @@ revision's worker runs too, with its defaults, right after the current defaults:
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
-import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, Message, TopicPartition
-
-from bench import workload
 from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
 from bench.kafka import BASELINE_ENV, baseline_tree
-from bench.kafka_parts import PARTITIONS, Deployment, bootstrap_or_reason, cpu_seconds
+from bench.kafka_latency_clock import (
+    RATE,
+    WARMUP_S,
+    Clock,
+    Pacer,
+    Round,
+    expected_contributions,
+    read_meter_events,
+    reader,
+)
+from bench.kafka_parts import Deployment, bootstrap_or_reason, cpu_seconds
+from bench.kafka_phases import phase_figures
 from bench.latency import paced_events, percentile
-from controller.model.events import ContributionRecorded
-from streams.adapters.kafka.read import as_bytes
-from streams.adapters.memory import MemoryLog
-from streams.codec import DEDUPE_HEADER, decode
-from streams.embedded.engine import EmbeddedController
+from streams.adapters.kafka.phases import PHASES_ENV
 from streams.scaleout.ingest import TableEventProducer
 
-RATE = 2_000  # events per second
 SECONDS: dict[Mode, float] = {"tiny": 3.0, "quick": 6.0, "default": 12.0, "full": 30.0}
-WARMUP_S = 2.0  # the first transactions (partitions added, metadata) are slow
 READY_TIMEOUT_S = 60.0
-DRAIN_S = 5.0  # after the last send, how long the reader waits for the stragglers
-READER_FETCH_WAIT_MS = 5
 GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", at_most=50.0)
 #: Worker options per contender: the defaults first (``--commit-interval`` 0.01), then intervals
 #: around them, the default's own among them: how far two runs of one setting differ is the
@@ -79,154 +82,26 @@ SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("commit-interval 0.02", ("--commit-interval", "0.02")),
     ("commit-interval 0.05", ("--commit-interval", "0.05")),
 )
-Round = tuple[str, str]
 Contender = tuple[str, tuple[str, ...], Path]  # name, worker options, the code's tree
-STAGES = ("to_claim", "claim_commit", "to_contribution", "contribution_commit")
-
-
-def expected_contributions(raws: Sequence[dict[str, Any]]) -> Counter[Round]:
-    """Per (table_id, round_id): the contributions the embedded engine records for ``raws``."""
-    log = MemoryLog()
-    controller = EmbeddedController(log, MemoryLog())
-    controller.start(workload.example_text(), str(EXAMPLE_CONFIG))
-    controller.submit(raws)
-    counts: Counter[Round] = Counter()
-    for record in log.read():
-        event = decode(record.payload)
-        if isinstance(event, ContributionRecorded):
-            counts[(event.table_id, event.round_id)] += 1
-    return counts
-
-
-@dataclass
-class Clock:
-    """When each round's wagers_locked was due, and when its last contribution was read."""
-
-    expected: Counter[Round]
-    due: dict[Round, float] = field(default_factory=dict)
-    seen: Counter[Round] = field(default_factory=Counter)
-    latencies_ms: list[float] = field(default_factory=list)
-    stages_ms: dict[str, list[float]] = field(default_factory=dict)
-    counted_from: float = 0.0
-    #: per round, the wall-clock times (s): last claim produced, seen; last contribution produced
-    claims: dict[Round, list[float]] = field(default_factory=dict)
-    epoch: float = field(default_factory=lambda: time.time() - time.perf_counter())
-
-    def claim(self, where: Round, produced: float, seen: float) -> None:
-        """A contribution claim of round ``where`` read at ``seen`` (``produced``: its
-        CreateTime; both wall-clock seconds)."""
-        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
-        stamps[0], stamps[1] = max(stamps[0], produced), seen
-
-    def read(self, where: Round, now: float, produced: float) -> None:
-        """One contribution of round ``where`` read at ``now`` (`time.perf_counter`;
-        ``produced``: when the meter lane produced it, its record's CreateTime); the round's
-        latency and stages once all of them were."""
-        self.seen[where] += 1
-        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
-        stamps[2] = max(stamps[2], produced)
-        due = self.due.get(where)
-        if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
-            return
-        self.latencies_ms.append((now - due) * 1000)
-        marks = (due + self.epoch, *stamps, now + self.epoch)
-        for index, stage in enumerate(STAGES):
-            gap = (marks[index + 1] - marks[index]) * 1000
-            self.stages_ms.setdefault(stage, []).append(gap)
-
-
-class Pacer(threading.Thread):
-    """Produce ``lines`` at `RATE`, noting each wagers_locked's scheduled time."""
-
-    def __init__(self, producer: TableEventProducer, raws: Sequence[dict[str, Any]], clock: Clock):
-        super().__init__(daemon=True)
-        self.producer, self.raws, self.clock = producer, raws, clock
-        self.lines = [workload.to_line(raw) for raw in raws]
-        self.achieved = 0.0
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        interval, started = 1.0 / RATE, time.perf_counter()
-        self.clock.counted_from = started + WARMUP_S
-        for index, (raw, line) in enumerate(zip(self.raws, self.lines, strict=True)):
-            scheduled = started + index * interval
-            pause = scheduled - time.perf_counter()
-            if pause > 0:
-                time.sleep(pause)
-            if raw["type"] == "wagers_locked":
-                self.clock.due[(str(raw["table_id"]), str(raw["round_id"]))] = scheduled
-            self.producer.send(line)
-        self.achieved = len(self.lines) / (time.perf_counter() - started)
-        self.producer.flush(60.0)
-        self.done.set()
-
-
-def reader(bootstrap: str, *topics: str) -> Consumer:
-    """A group-less ``read_committed`` reader of ``topics`` from their current ends."""
-    consumer = Consumer(
-        {
-            "bootstrap.servers": bootstrap,
-            "group.id": f"jackpot-reader-bench-{uuid.uuid4()}",
-            "enable.auto.commit": False,
-            "isolation.level": "read_committed",
-            "fetch.wait.max.ms": READER_FETCH_WAIT_MS,
-            "log_level": 3,
-        }
-    )
-    where = [TopicPartition(topic, p) for topic in topics for p in range(PARTITIONS)]
-    for tp in where:
-        tp.offset = consumer.get_watermark_offsets(tp, 10.0, cached=False)[1]
-    consumer.assign(where)
-    return consumer
-
-
-def take(consumer: Consumer) -> list[Message]:
-    """What the reader has: the first record as soon as it comes (within 5 ms) and what is
-    queued with it (``consume`` alone would wait all of its timeout for a short batch)."""
-    first = consumer.poll(0.005)
-    return [] if first is None else [first, *consumer.consume(999, 0)]
-
-
-def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: str) -> None:
-    """Until the pacer is done and `DRAIN_S` passed (or every round was seen); the records of
-    ``claims`` (the meter-claims topic) mark when the round's claims were produced and seen."""
-    drain_until: float | None = None
-    while drain_until is None or time.perf_counter() < drain_until:
-        for message in take(consumer):
-            if message.error() is not None:
-                continue
-            now = time.perf_counter()
-            if message.topic() == claims:
-                op = json.loads(message.value() or b"{}")
-                if op.get("kind") == "contribution":
-                    where = (str(op["table_id"]), str(op["claim"]["round_id"]))
-                    clock.claim(where, message.timestamp()[1] / 1000, time.time())
-                continue
-            dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
-            if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
-                continue  # not a meter event
-            event = decode(message.value() or b"")
-            if isinstance(event, ContributionRecorded):
-                where = (event.table_id, event.round_id)
-                clock.read(where, now, message.timestamp()[1] / 1000)
-        if drain_until is None and pacer.done.is_set():
-            drain_until = time.perf_counter() + DRAIN_S
-        if pacer.done.is_set() and clock.seen == clock.expected:
-            return
 
 
 def start_worker(
     bootstrap: str, prefix: str, options: Sequence[str], log: Path, tree: Path = REPO
 ) -> Any:
     """The worker child (of the code in ``tree``), once its log says both source topics'
-    partitions are ready."""
+    partitions are ready; it writes its batches' phases next to ``log``
+    (`streams.adapters.kafka.phases`; a baseline revision without them ignores the variable)."""
     import subprocess  # noqa: PLC0415 - only this row spawns
 
     command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", bootstrap]
     command += ["--prefix", prefix, "--config", str(EXAMPLE_CONFIG), "--loglevel", "info"]
     with log.open("wb") as out:
         process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [*command, *options], cwd=tree, stdout=out, stderr=subprocess.STDOUT
+            [*command, *options],
+            cwd=tree,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, PHASES_ENV: str(log.with_suffix(".phases"))},
         )
     deadline = time.monotonic() + READY_TIMEOUT_S
     while log.read_text(errors="replace").count("ready ") < 1:
@@ -249,6 +124,9 @@ class Measured:
     achieved: float
     cpu_s: float | None  # the worker's CPU time (user + system) while the input was paced
     stages_ms: dict[str, list[float]] = field(default_factory=dict)  # `STAGES`
+    send_late_ms: tuple[float, ...] = ()  # the pacer's own lateness per counted round
+    phases: dict[str, Figure] = field(default_factory=dict)  # the worker's (`bench.kafka_phases`)
+    load: float = float("nan")  # the host's 1-minute load average at the end of the run
 
     def figure(self, fraction: float) -> float:
         """A quantile of the latencies, in ms (NaN when none)."""
@@ -286,12 +164,16 @@ def measure(
             1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w]
         )
         latencies = tuple(clock.latencies_ms)
-        return Measured(name, latencies, counted, pacer.achieved, cpu, clock.stages_ms)
+        run = Measured(name, latencies, counted, pacer.achieved, cpu, clock.stages_ms)
     finally:
         if process is not None:
             process.terminate()
             process.wait(timeout=30)
         deployment.delete()
+    since = clock.counted_from + clock.epoch
+    phases = phase_figures(folder.glob(f"{slug}.phases.*"), since)
+    late = tuple(clock.late_ms)
+    return replace(run, send_late_ms=late, phases=phases, load=round(os.getloadavg()[0], 2))
 
 
 def baseline(settings: Settings) -> list[Contender]:
@@ -332,6 +214,10 @@ def run_rows(settings: Settings) -> list[Row]:
         for stage, gaps in run.stages_ms.items():
             extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
             extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
+        extra[f"{key}_send_late_p99_ms"] = round(percentile(run.send_late_ms, 0.99), 1)
+        extra[f"{key}_load_1m"] = run.load
+        for phase, figure in run.phases.items():
+            extra[f"{key}_worker_{phase}"] = figure
         if run.cpu_s is not None:  # steadier than latency on a shared machine
             extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / len(raws))
     default = runs[0]

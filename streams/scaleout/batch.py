@@ -12,6 +12,7 @@ from typing import Any
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 
+from streams.adapters.kafka.phases import BatchPhases
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
 from streams.scaleout.records import source_pos
@@ -31,6 +32,7 @@ class Batch:
     outputs: dict[str, list[Output]] = field(default_factory=dict)
     outcomes: dict[str, list[str]] = field(default_factory=dict)
     records: int = 0
+    phases: BatchPhases | None = None  # stamped only when traced (`PhaseLog`)
 
 
 def usable(message: Message, owned: Mapping[Where, Any]) -> bool:

@@ -36,6 +36,7 @@ from typing import Any
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.phases import BatchPhases, PhaseLog, stamp
 from streams.adapters.kafka.transactions import (
     MIGRATION_CODES,
     Committing,
@@ -94,10 +95,12 @@ class TxLoop:
         *,
         batch: int = 500,
         kill_after: int = 0,
+        phases: PhaseLog | None = None,
     ) -> None:
         self._consumer, self._producer, self._metrics = consumer, producer, metrics
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
+        self._phases = PhaseLog("") if phases is None else phases
         self.in_transaction = False
         self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
@@ -119,9 +122,13 @@ class TxLoop:
         transaction and start its commit (or, idle, move the committed offsets past transaction
         markers); the records taken. ``timeout``: how long to wait for a first record;
         ``gather``: the least time from one transaction's start to the next's (`take`)."""
+        phases = BatchPhases(time.time()) if self._phases.enabled else None
         messages = take(self._consumer, self._batch, timeout, self._started + gather)
         records = [m for m in messages if usable(m, self.owned.states)]
+        if phases is not None:
+            phases.took(records)
         batch = decide(records, self._lanes, self.owned.states) if records else None
+        stamp(phases, "decided")
         try:
             self.finish()
         except Migrated as exc:  # the batch decided meanwhile is dropped too: consumed again
@@ -130,7 +137,10 @@ class TxLoop:
         if batch is None:
             self._idle()
             return 0
+        stamp(phases, "finished")
+        batch.phases = phases
         self._transact(batch)
+        stamp(phases, "produced")
         return len(records)
 
     def _recover(self, exc: Migrated) -> None:
@@ -191,6 +201,10 @@ class TxLoop:
         batch = committing.batch
         self.committed += 1 if batch.records else 0
         self.migrations = 0
+        if batch.phases is not None:
+            batch.phases.offsets_sent = committing.offsets_sent
+            batch.phases.committed = committing.committed
+            self._phases.write(batch.phases)
         seconds = time.monotonic() - batch.started
         for name, outcomes in batch.outcomes.items():
             self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)

@@ -36,6 +36,7 @@ from typing import Any
 
 from controller.config.floor import FloorConfig, load_floor_config
 from controller.model.errors import ConfigError, RuleViolation, StoreUnavailable
+from streams.adapters.kafka.phases import PhaseLog
 from streams.adapters.kafka.security import activate, check_access
 from streams.adapters.kafka.settings import (
     KILL_AFTER_OUTPUTS_ENV,
@@ -118,6 +119,7 @@ class Worker:
         self.transactional_id = f"{app_id}-{slot}"  # the worker role's ACLs allow <p>-controller-*
         self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
         self.progressed = False  # the last loop committed a batch
+        self.phases = PhaseLog()  # per-batch timings with JACKPOT_KAFKA_PHASES (bench only)
 
     def stop(self, signum: int, frame: FrameType | None) -> None:
         """The signal handler: finish the batch in progress, then leave."""
@@ -164,6 +166,7 @@ class Worker:
             self.metrics,
             batch=s.batch,
             kill_after=self._kill_after,
+            phases=self.phases,
         )
         self.progressed = False
         self.metrics.lag.sources[:] = [loop.lag]

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from bench import kafka_latency, kafka_readside
+from bench import kafka_latency, kafka_latency_clock, kafka_readside
 from bench.common import PRESETS, Row, Settings
 from bench.kafka import run_rows
 from tests.integration.services import require_kafka
@@ -52,7 +52,7 @@ def test_a_rounds_latency_splits_into_its_stages() -> None:
     produced at wall 1010.004 and 1010.012 (last one counts), seen at 1010.020; contributions
     produced at 1010.030 and 1010.041, the last read at perf 10.050: 50 ms = 12 + 8 + 21 + 9."""
     where = ("tcp-1", "R000001")
-    clock = kafka_latency.Clock(Counter({where: 2}), epoch=1000.0)
+    clock = kafka_latency_clock.Clock(Counter({where: 2}), epoch=1000.0)
     clock.due[where] = 10.0
     clock.claim(where, 1010.004, 1010.015)
     clock.claim(where, 1010.012, 1010.020)
@@ -68,8 +68,19 @@ def test_a_rounds_latency_splits_into_its_stages() -> None:
 
 def test_a_round_sent_during_the_warmup_is_not_counted() -> None:
     where = ("tcp-1", "R000001")
-    clock = kafka_latency.Clock(Counter({where: 1}), epoch=1000.0, counted_from=11.0)
+    clock = kafka_latency_clock.Clock(Counter({where: 1}), epoch=1000.0, counted_from=11.0)
     clock.due[where] = 10.0
     clock.read(where, 10.050, 1010.041)
     assert clock.latencies_ms == []
+    assert clock.stages_ms == {}
+
+
+def test_a_round_whose_claims_were_not_read_has_a_latency_but_no_stages() -> None:
+    """Seen in a run: a round's contributions read, its claims not; its stages were measured
+    from 0 (to_contribution p99 1,796,206,408,154 ms)."""
+    where = ("tcp-1", "R000001")
+    clock = kafka_latency_clock.Clock(Counter({where: 1}), epoch=1000.0)
+    clock.due[where] = 10.0
+    clock.read(where, 10.050, 1010.041)
+    assert clock.latencies_ms == [pytest.approx(50.0)]
     assert clock.stages_ms == {}

@@ -38,6 +38,15 @@ TRANSACTION_TIMEOUT_MS = 10_000
 #: with the default every back-to-back transaction paid a fixed ~100 ms. The backoff grows
 #: exponentially from here (to ``retry.backoff.max.ms``) when the broker is really away.
 RETRY_BACKOFF_MS = 5
+#: ... and grows exponentially only up to here (librdkafka's default is 1000). The coordinator
+#: keeps answering CONCURRENT_TRANSACTIONS until the previous transaction's markers are
+#: written, which on a loaded host takes tens to hundreds of ms: with the default ceiling the
+#: retries drift 5, 10, 20, ... 640, 1000 ms apart, so ``send_offsets_to_transaction`` can return
+#: up to a second after the markers are done, every batch behind it waiting (0.5-2.5 s seen in
+#: the latency bench's worst runs; with this ceiling the longest was 0.6 s, bench/PROPOSALS.md
+#: "Kafka latency"). librdkafka asks again for the partitions (AddPartitionsToTxn) every 20 ms
+#: in that case: the same here.
+RETRY_BACKOFF_MAX_MS = 20
 #: A batch's records are produced all at once and its commit follows at once (it flushes them):
 #: lingering for more could only delay the commit.
 LINGER_MS = 0
@@ -72,6 +81,7 @@ def transactional_producer(bootstrap: str, transactional_id: str) -> Producer:
             "transactional.id": transactional_id,
             "transaction.timeout.ms": TRANSACTION_TIMEOUT_MS,
             "retry.backoff.ms": RETRY_BACKOFF_MS,
+            "retry.backoff.max.ms": RETRY_BACKOFF_MAX_MS,
             "linger.ms": LINGER_MS,
         }
     )
@@ -166,6 +176,7 @@ class Committing(threading.Thread, Generic[B]):
         self.batch, self._offsets, self._metadata = batch, offsets, metadata
         self._producer, self._timeout = producer, timeout
         self.error: KafkaException | None = None
+        self.offsets_sent = self.committed = 0.0  # when each call returned (`time.time`)
 
     def run(self) -> None:
         try:
@@ -174,7 +185,9 @@ class Committing(threading.Thread, Generic[B]):
                     self._offsets, self._metadata, self._timeout
                 )
             )
+            self.offsets_sent = time.time()
             _retrying(lambda: self._producer.commit_transaction(self._timeout))
+            self.committed = time.time()
         except KafkaException as exc:
             self.error = exc
 

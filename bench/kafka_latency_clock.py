@@ -1,0 +1,172 @@
+"""The reader's side of the "kafka latency" row (`bench.kafka_latency`): the rounds the embedded
+engine expects, the pacer sending table events at a steady rate, and the ``read_committed``
+reader that times each round, stage by stage (`Clock`, `STAGES`).
+
+The pacer also notes how late each ``wagers_locked`` was handed to the producer (``send_late``:
+the bench's own lateness, a process starved of CPU, which `STAGES`' ``to_claim`` includes)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from confluent_kafka import Consumer, Message, TopicPartition
+
+from bench import workload
+from bench.common import EXAMPLE_CONFIG
+from bench.kafka_parts import PARTITIONS
+from controller.model.events import ContributionRecorded
+from streams.adapters.kafka.read import as_bytes
+from streams.adapters.memory import MemoryLog
+from streams.codec import DEDUPE_HEADER, decode
+from streams.embedded.engine import EmbeddedController
+from streams.scaleout.ingest import TableEventProducer
+
+RATE = 2_000  # events per second
+WARMUP_S = 2.0  # the first transactions (partitions added, metadata) are slow
+DRAIN_S = 5.0  # after the last send, how long the reader waits for the stragglers
+READER_FETCH_WAIT_MS = 5
+Round = tuple[str, str]
+STAGES = ("to_claim", "claim_commit", "to_contribution", "contribution_commit")
+
+
+def expected_contributions(raws: Sequence[dict[str, Any]]) -> Counter[Round]:
+    """Per (table_id, round_id): the contributions the embedded engine records for ``raws``."""
+    log = MemoryLog()
+    controller = EmbeddedController(log, MemoryLog())
+    controller.start(workload.example_text(), str(EXAMPLE_CONFIG))
+    controller.submit(raws)
+    counts: Counter[Round] = Counter()
+    for record in log.read():
+        event = decode(record.payload)
+        if isinstance(event, ContributionRecorded):
+            counts[(event.table_id, event.round_id)] += 1
+    return counts
+
+
+@dataclass
+class Clock:
+    """When each round's wagers_locked was due, and when its last contribution was read."""
+
+    expected: Counter[Round]
+    due: dict[Round, float] = field(default_factory=dict)
+    seen: Counter[Round] = field(default_factory=Counter)
+    latencies_ms: list[float] = field(default_factory=list)
+    stages_ms: dict[str, list[float]] = field(default_factory=dict)
+    counted_from: float = 0.0
+    #: per round, the wall-clock times (s): last claim produced, seen; last contribution produced
+    claims: dict[Round, list[float]] = field(default_factory=dict)
+    late_ms: list[float] = field(default_factory=list)  # per counted wagers_locked: sent - due
+    epoch: float = field(default_factory=lambda: time.time() - time.perf_counter())
+
+    def claim(self, where: Round, produced: float, seen: float) -> None:
+        """A contribution claim of round ``where`` read at ``seen`` (``produced``: its
+        CreateTime; both wall-clock seconds)."""
+        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
+        stamps[0], stamps[1] = max(stamps[0], produced), seen
+
+    def read(self, where: Round, now: float, produced: float) -> None:
+        """One contribution of round ``where`` read at ``now`` (`time.perf_counter`;
+        ``produced``: when the meter lane produced it, its record's CreateTime); the round's
+        latency and stages once all of them were."""
+        self.seen[where] += 1
+        stamps = self.claims.setdefault(where, [0.0, 0.0, 0.0])
+        stamps[2] = max(stamps[2], produced)
+        due = self.due.get(where)
+        if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
+            return
+        self.latencies_ms.append((now - due) * 1000)
+        if not stamps[0]:  # its claims were not read (a stage from 0 would be 57 years)
+            return
+        marks = (due + self.epoch, *stamps, now + self.epoch)
+        for index, stage in enumerate(STAGES):
+            gap = (marks[index + 1] - marks[index]) * 1000
+            self.stages_ms.setdefault(stage, []).append(gap)
+
+
+class Pacer(threading.Thread):
+    """Produce ``lines`` at `RATE`, noting each wagers_locked's scheduled time."""
+
+    def __init__(self, producer: TableEventProducer, raws: Sequence[dict[str, Any]], clock: Clock):
+        super().__init__(daemon=True)
+        self.producer, self.raws, self.clock = producer, raws, clock
+        self.lines = [workload.to_line(raw) for raw in raws]
+        self.achieved = 0.0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        interval, started = 1.0 / RATE, time.perf_counter()
+        self.clock.counted_from = started + WARMUP_S
+        for index, (raw, line) in enumerate(zip(self.raws, self.lines, strict=True)):
+            scheduled = started + index * interval
+            pause = scheduled - time.perf_counter()
+            if pause > 0:
+                time.sleep(pause)
+            self.producer.send(line)
+            if raw["type"] == "wagers_locked":
+                self.clock.due[(str(raw["table_id"]), str(raw["round_id"]))] = scheduled
+                if scheduled >= self.clock.counted_from:
+                    self.clock.late_ms.append((time.perf_counter() - scheduled) * 1000)
+        self.achieved = len(self.lines) / (time.perf_counter() - started)
+        self.producer.flush(60.0)
+        self.done.set()
+
+
+def reader(bootstrap: str, *topics: str) -> Consumer:
+    """A group-less ``read_committed`` reader of ``topics`` from their current ends."""
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": f"jackpot-reader-bench-{uuid.uuid4()}",
+            "enable.auto.commit": False,
+            "isolation.level": "read_committed",
+            "fetch.wait.max.ms": READER_FETCH_WAIT_MS,
+            "log_level": 3,
+        }
+    )
+    where = [TopicPartition(topic, p) for topic in topics for p in range(PARTITIONS)]
+    for tp in where:
+        tp.offset = consumer.get_watermark_offsets(tp, 10.0, cached=False)[1]
+    consumer.assign(where)
+    return consumer
+
+
+def take(consumer: Consumer) -> list[Message]:
+    """What the reader has: the first record as soon as it comes (within 5 ms) and what is
+    queued with it (``consume`` alone would wait all of its timeout for a short batch)."""
+    first = consumer.poll(0.005)
+    return [] if first is None else [first, *consumer.consume(999, 0)]
+
+
+def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: str) -> None:
+    """Until the pacer is done and `DRAIN_S` passed (or every round was seen); the records of
+    ``claims`` (the meter-claims topic) mark when the round's claims were produced and seen."""
+    drain_until: float | None = None
+    while drain_until is None or time.perf_counter() < drain_until:
+        for message in take(consumer):
+            if message.error() is not None:
+                continue
+            now = time.perf_counter()
+            if message.topic() == claims:
+                op = json.loads(message.value() or b"{}")
+                if op.get("kind") == "contribution":
+                    where = (str(op["table_id"]), str(op["claim"]["round_id"]))
+                    clock.claim(where, message.timestamp()[1] / 1000, time.time())
+                continue
+            dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
+            if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
+                continue  # not a meter event
+            event = decode(message.value() or b"")
+            if isinstance(event, ContributionRecorded):
+                where = (event.table_id, event.round_id)
+                clock.read(where, now, message.timestamp()[1] / 1000)
+        if drain_until is None and pacer.done.is_set():
+            drain_until = time.perf_counter() + DRAIN_S
+        if pacer.done.is_set() and clock.seen == clock.expected:
+            return
