@@ -6,7 +6,10 @@ makes through `MeterProcessor.process`, with the state handling `streams.scaleou
 batch (a batch's pending records read first, each touched key's record encoded once when the batch
 ends), against a ``json.loads`` of the same records: the least any processor that reads JSON does.
 Time is ``time.process_time`` (CPU, steadier than wall time on a shared host), alternating the
-contenders ``repeats`` times.
+contenders ``repeats`` times. Every pass runs under the worker's process setting
+(`streams.process.settled_gc`, as ``jackpot kafka worker`` runs: the collector's young threshold
+raised, start-up's objects frozen), for every contender alike; without it the collector was ~9% of
+the round lane's samples, a share the worker does not pay.
 
 ``python -m bench.kafka_procs [--events N] [--repeats R] [--profile OUT.pstats]`` runs it alone;
 ``--versus PKG`` alternates another package's ``rounds`` and ``meters`` with this tree's;
@@ -23,7 +26,7 @@ import os
 import pickle
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -33,6 +36,7 @@ from bench.common import CACHE_DIR, Row, Settings, median
 from controller.config.floor import FloorConfig
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
+from streams.process import settled_gc
 from streams.scaleout import meters as meters_module
 from streams.scaleout import rounds as rounds_module
 from streams.scaleout.meters import MeterProcessor, meter_record_to_bytes
@@ -150,6 +154,17 @@ def measure(events: int, seed: int, repeats: int, versus: str = "") -> dict[str,
     }
     outputs = run_batches(fresh(*lanes[""][0]), names.table_events, tables)
     claims = claims_of(outputs, names.meter_claims)
+    with settled_gc():  # the worker's process setting (module docstring)
+        return _samples(lanes, names, tables, claims, repeats)
+
+
+def _samples(
+    lanes: Mapping[str, tuple[tuple[Step, Callable[[Any], bytes]], ...]],
+    names: TopicNames,
+    tables: list[Input],
+    claims: list[Input],
+    repeats: int,
+) -> dict[str, tuple[float, ...]]:
     samples: dict[str, list[float]] = {"round_parse": [], "meter_parse": []}
     for _ in range(repeats):
         samples["round_parse"].append(_parsed(tables))
@@ -212,10 +227,11 @@ def once(events: int, seed: int, which: str) -> None:
     tables: list[Input] = pickle.loads(path.read_bytes())  # noqa: S301 - our own cache file
     config = workload.example_floor()[1]
     rounds = fresh(RoundProcessor(config, names).process, table_record_to_bytes)
-    outputs = run_batches(rounds, names.table_events, tables)
-    if "m" in which:
-        meters = fresh(MeterProcessor(config, names).process, meter_record_to_bytes)
-        run_batches(meters, names.meter_claims, claims_of(outputs, names.meter_claims))
+    meters = fresh(MeterProcessor(config, names).process, meter_record_to_bytes)
+    with settled_gc():  # the worker's process setting (module docstring)
+        outputs = run_batches(rounds, names.table_events, tables)
+        if "m" in which:
+            run_batches(meters, names.meter_claims, claims_of(outputs, names.meter_claims))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -34,7 +34,8 @@ from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import builder
-from controller.meter import decide_meter, evolve_meter, seed_meter
+from controller.fast.lane import meter_event, next_meter
+from controller.meter import decide_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
 from controller.model.events import ContributionRecorded, MeterEvent, ProgressiveHit
 from controller.model.state import MeterState
@@ -153,7 +154,7 @@ class MeterProcessor:
         mark = record.marks.get(op.table_id)
         if mark is not None and (op.table_seq, op.index) <= mark:
             return Processed("duplicate", record.stamped(pos), (*outputs,))
-        event = decide_meter(record.meter, definition, op.claim)
+        event = meter_event(record.meter, definition, op.claim)  # `decide_meter`
         record = self._apply(record, event, outputs)
         if isinstance(event, ContributionRecorded):
             record = self._mystery_hit(record, definition, event, op, outputs)
@@ -228,7 +229,7 @@ class MeterProcessor:
         return op, definition
 
     def _apply(self, record: MeterRecord, event: MeterEvent, outputs: list[Output]) -> MeterRecord:
-        meter = evolve_meter(record.meter, event)
+        meter = next_meter(record.meter, event)  # `evolve_meter` (`controller.fast.lane`)
         if meter.explained_sub() != meter.held_sub():
             msg = f"meter {meter.meter_id} at seq {meter.seq} breaks conservation: {meter}"
             raise InvariantViolation(msg)

@@ -46,13 +46,13 @@ from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.build import builder
+from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
 from controller.model.state import TableState
-from controller.model.table_events import RoundSettled, TableEvent
+from controller.model.table_events import RoundSettled, TableEvent, WagerPlaced, WagersLocked
 from controller.rules.table import TableStep, decide_table
-from controller.rules.table_state import add_contribution, evolve_table
 from controller.snapshot import table_from_dict, table_to_dict
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
@@ -63,11 +63,10 @@ from streams.scaleout.heard import Heard
 from streams.scaleout.records import (
     Processed,
     SourcePos,
-    claim_op,
+    claim_bytes,
     dead_letter,
     dumps,
     event_output,
-    op_to_bytes,
     output,
     processed,
     safe_key,
@@ -85,12 +84,16 @@ class TableRecord:
     partition: int
     offset: int
     recent: tuple[tuple[str, str], ...] = ()  # (event_id, content digest), oldest first
-    #: ``dict(recent)``, built when first needed and then carried from record to record
-    #: (`after`): a scan of 64 pairs per input was a visible share of the processor's time.
+    #: ``dict(recent)``, built when first needed and then handed on from record to record
+    #: (`after`, `stamped`): a scan of 64 pairs per input, then a copy of the dict per input,
+    #: were visible shares of the processor's time. A cache of a field, held by one record at a
+    #: time: the record that hands it on forgets it (and builds it again from ``recent`` should
+    #: it be asked again: a batch dropped and decided again from the stored records), so a dict
+    #: one record changes is never another's.
     ids: dict[str, str] | None = field(default=None, compare=False, repr=False)
 
     def stamped(self, pos: SourcePos) -> TableRecord:
-        return _record(self.table, pos.partition, pos.offset, self.recent, self.ids)
+        return _record(self.table, pos.partition, pos.offset, self.recent, self._handed())
 
     def earlier(self, event_id: str) -> str | None:
         """The digest of the accepted event with this id ("" if only its id is known), or None."""
@@ -102,21 +105,33 @@ class TableRecord:
 
     def _ids(self) -> dict[str, str]:
         ids = self.ids
-        if ids is None:  # a record read back from its bytes
+        if ids is None:  # a record read back from its bytes, or one that handed its dict on
             ids = dict(self.recent)
             object.__setattr__(self, "ids", ids)  # a cache of a field: the record is unchanged
+        return ids
+
+    def _handed(self) -> dict[str, str] | None:
+        """This record's dict of ids, now the caller's: this record forgets it."""
+        ids = self.ids
+        if ids is not None:
+            object.__setattr__(self, "ids", None)
         return ids
 
     def after(self, table: TableState, pos: SourcePos, event_id: str, digest: str) -> TableRecord:
         """The next record: ``table`` and the accepted event's id with its digest, the oldest
         forgotten past `RECENT_IDS`. ``event_id`` is not among the ids (`earlier` said None)."""
-        recent = (*self.recent, (event_id, digest))[-RECENT_IDS:]
+        old, pair = self.recent, (event_id, digest)
+        # ``(*old, pair)[-RECENT_IDS:]`` with one tuple fewer (no list, then no slice of it)
+        if len(old) < RECENT_IDS:
+            recent = old + (pair,)  # noqa: RUF005 - see above
+        else:
+            recent = old[len(old) - RECENT_IDS + 1 :] + (pair,)  # noqa: RUF005 - see above
         ids = self._ids()
-        if len(ids) == len(self.recent):  # one pair per id (always, as this code writes them)
-            ids = dict(ids)
+        if len(ids) == len(old) <= RECENT_IDS:  # one pair per id (always, as this code writes)
+            self._handed()
             ids[event_id] = digest
-            if len(ids) > len(recent):
-                del ids[self.recent[0][0]]
+            if len(old) == RECENT_IDS:
+                del ids[old[0][0]]
             return _record(table, pos.partition, pos.offset, recent, ids)
         return _record(table, pos.partition, pos.offset, recent, None)
 
@@ -193,6 +208,13 @@ class RoundProcessor:
             steps = self._settle.steps(table, event)
             if steps is not None:
                 return steps
+        elif type(event) is WagerPlaced:
+            if wager_accepted(self._config, table, event):  # `controller.fast.lane`
+                return ()
+        elif type(event) is WagersLocked:
+            claims = lock_claims(self._config, table, event)  # `controller.fast.lane`
+            if claims is not None:
+                return claims
         return decide_table(self._config, table, event)
 
     @staticmethod
@@ -217,20 +239,22 @@ class RoundProcessor:
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         names, table_id, (value, digest) = self._names, event.table_id, encoded
-        table = evolve_table(record.table if record else None, event)
         outputs = [output(names.events, table_id, value, event.event_id)]  # `event_output`'s
+        contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
             if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
-                    table = add_contribution(table, step.round_id, entry)
-                payload = op_to_bytes(claim_op(step, event.seq, index))
+                    contributed.append((step.round_id, entry))
+                payload = claim_bytes(step, event.seq, index)
                 outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
             else:
                 outputs.append(event_output(names.events, table_id, step, step_id))
                 outputs.append(event_output(names.awards, table_id, step, step_id))
         outputs.append(self._heard(table_id, "event", event.event_id, pos))
+        # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
+        table = next_table(record.table if record else None, event, contributed)
         base = record or TableRecord(table, pos.partition, pos.offset)
         return processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
 

@@ -4,10 +4,11 @@
 over the same log the way `streams.scaleout.txloop` does: batches of records, each key's record
 read from the batch's own results first, then from the in-memory state, and each touched key's
 record encoded once per batch into the "changelog". A run may rewind the consumer (a redelivery:
-offsets moved back, state kept) or crash (the batch's state dropped, the state restored from the
-changelog bytes, the batch read again). Every step of both must agree: outcome, every output
-(topic, key, value bytes, dedupe id, latest-wins), the record's stored bytes after every input
-and the changelog after every batch.
+offsets moved back, state kept), crash (the batch's state dropped, the state restored from the
+changelog bytes, the batch read again) or drop a decided batch with the state in memory kept (the
+worker's loop after a migrated commit, for the partitions it does not restore). Every step of
+both must agree: outcome, every output (topic, key, value bytes, dedupe id, latest-wins), the
+record's stored bytes after every input and the changelog after every batch.
 """
 
 from __future__ import annotations
@@ -104,10 +105,14 @@ class Pair:
                     lane.restore()
                 positions = start
                 continue
+            if roll < 0.15:  # decided, then dropped with the state in memory kept as it was
+                self._batch(taken, lambda out: None, keep=False)  # (txloop: a batch decided
+                positions = start  # while the previous one's commit migrated: its partitions
+                continue  # restored, the others' records reused as they are)
             self._batch(taken, on_output)
-            if roll < 0.2:  # offsets moved back with the state kept: redelivered
+            if roll < 0.25:  # offsets moved back with the state kept: redelivered
                 positions = {p: max(0, o - rng.randint(1, batch)) for p, o in positions.items()}
-            elif roll < 0.25:
+            elif roll < 0.3:
                 for lane in self.lanes:
                     lane.restore()
 
@@ -125,7 +130,11 @@ class Pair:
         return taken
 
     def _batch(
-        self, taken: list[tuple[int, int, Entry]], on_output: Callable[[Output], None]
+        self,
+        taken: list[tuple[int, int, Entry]],
+        on_output: Callable[[Output], None],
+        *,
+        keep: bool = True,
     ) -> None:
         pending: list[dict[tuple[int, str], Any]] = [{}, {}]
         for part, offset, (key, value, stamp) in taken:
@@ -143,6 +152,8 @@ class Pair:
             self.outcomes[seen[0][1].outcome] += 1
             for out in seen[0][1].outputs:
                 on_output(out)
+        if not keep:
+            return
         for lane, mine in zip(self.lanes, pending, strict=True):
             for where, record in mine.items():
                 lane.changelog[where] = lane.to_bytes(record)

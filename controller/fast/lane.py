@@ -1,0 +1,311 @@
+"""A table's next state in the Kafka round lane, built without `fast_replace`'s keyword pass.
+
+The round processor (`streams.scaleout.rounds`) advances a table by `evolve_table` and then, for a
+lock, `add_contribution` once per linked wager: each a `fast_replace` of the frozen round and of
+the table (a keyword dict per call, each field looked up in it, each slot set through
+``object.__setattr__``), so a lock with six linked wagers rebuilt the round and the table seven
+times. `next_table` builds the same two objects once, positionally (`controller.fast.build`:
+each slot through its own descriptor): field for field what those calls give
+(``tests/controller/fast/test_lane.py``, and the round lane's differential test against main's
+processors). Event kinds it does not know, and contributions for a round that is not the table's
+current one after the event (never, as the processor makes them), take the reference calls.
+
+A wager on the own hand that `decide_table` surely accepts (`wager_accepted`: its checks, the
+own hand needing no target check) is answered without it: no steps.
+
+A lock's claims likewise: `lock_claims` is `decide_table`'s answer to an accepted lock, its
+`ContributionClaim`s built positionally; None (ask the reference, which refuses) whenever one of
+the reference's checks would not pass.
+
+The meter lane likewise: `meter_event` is `decide_meter` and `next_meter` is `evolve_meter`, a
+contribution (most of the lane's claims) built positionally as `_contribution` and
+`_contributed` build it, anything else by the reference itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import Final
+
+from controller.ceiling import split_at_ceiling
+from controller.config.floor import FloorConfig, MeterDef
+from controller.fast.build import builder
+from controller.meter import AnyClaim, ContributionClaim, decide_meter
+from controller.meter_evolve import _with_contribution, evolve_meter
+from controller.model.events import ContributionRecorded, MeterEvent
+from controller.model.games import GAMES
+from controller.model.money import contribution_subunits
+from controller.model.state import MeterState, RoundState, TableState
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    RoundVoided,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
+from controller.rules.table_state import add_contribution, evolve_table
+
+#: A contribution a round remembers: (meter_id, primary_sub, reserve_sub).
+Entry = tuple[str, int, int]
+
+_ROUND_FIELDS: Final = (
+    "round_id",
+    "game",
+    "phase",
+    "wagers",
+    "decisions",
+    "contributions",
+    "event_ids",
+)
+_round: Final = builder(RoundState, _ROUND_FIELDS)
+_table: Final = builder(TableState, ("table_id", "last_seq", "round"))
+_PHASES: Final[dict[type, str]] = {
+    WagersLocked: "locked",
+    RoundSettled: "settled",
+    RoundVoided: "voided",
+}
+
+
+def next_table(
+    table: TableState | None, event: TableEvent, contributed: Sequence[tuple[str, Entry]] = ()
+) -> TableState:
+    """``evolve_table(table, event)``, then ``add_contribution(..., round_id, entry)`` for each
+    ``(round_id, entry)`` of ``contributed`` in order."""
+    kind = type(event)
+    step = _STEPS.get(kind)
+    current = table.round if table is not None else None
+    if step is None:
+        return _reference(table, event, contributed)
+    if kind is RoundOpened:
+        new = step(None, event)
+    elif current is None:
+        new = None
+    else:
+        new = step(current, event)
+    if contributed:
+        if new is None or any(round_id != new.round_id for round_id, _ in contributed):
+            return _reference(table, event, contributed)
+        new = _round(
+            new.round_id,
+            new.game,
+            new.phase,
+            new.wagers,
+            new.decisions,
+            (*new.contributions, *(entry for _, entry in contributed)),
+            new.event_ids,
+        )
+    table_id = table.table_id if table is not None else event.table_id
+    return _table(table_id, event.seq, new)
+
+
+def _reference(
+    table: TableState | None, event: TableEvent, contributed: Sequence[tuple[str, Entry]]
+) -> TableState:
+    """The definition: the reference calls, one after the other."""
+    out = evolve_table(table, event)
+    for round_id, entry in contributed:
+        out = add_contribution(out, round_id, entry)
+    return out
+
+
+def _opened(_: RoundState | None, e: RoundOpened) -> RoundState:
+    return _round(e.round_id, e.game, "open", (), (), (), frozenset((e.event_id,)))
+
+
+def _wager(c: RoundState, e: WagerPlaced) -> RoundState:
+    seen = c.event_ids | {e.event_id}
+    return _round(c.round_id, c.game, c.phase, (*c.wagers, e), c.decisions, c.contributions, seen)
+
+
+def _decision(c: RoundState, e: DecisionMade) -> RoundState:
+    seen = c.event_ids | {e.event_id}
+    return _round(c.round_id, c.game, c.phase, c.wagers, (*c.decisions, e), c.contributions, seen)
+
+
+def _phase(c: RoundState, e: TableEvent) -> RoundState:
+    seen = c.event_ids | {e.event_id}
+    phase = _PHASES[type(e)]
+    return _round(c.round_id, c.game, phase, c.wagers, c.decisions, c.contributions, seen)
+
+
+_STEPS: Final[dict[type, Callable[..., RoundState]]] = {
+    RoundOpened: _opened,
+    WagerPlaced: _wager,
+    DecisionMade: _decision,
+    WagersLocked: _phase,
+    RoundSettled: _phase,
+    RoundVoided: _phase,
+}
+
+
+#: `MeterState`'s fields in the order `_meter` takes them; a class with other fields turns the
+#: positional path off (`next_meter` is then `evolve_meter`).
+_METER_FIELDS: Final = (
+    "meter_id",
+    "amount_sub",
+    "reserve_sub",
+    "seeded_sub",
+    "contributed_sub",
+    "contributions",
+    "paid_sub",
+    "corrected_sub",
+    "hits",
+    "seq",
+    "overflow_sub",
+    "transferred_sub",
+    "retired",
+    "mystery_commitment",
+    "mystery_sealed",
+    "mystery_trigger_cents",
+    "mystery_salt",
+    "open_rounds",
+)
+_meter: Final = builder(MeterState, _METER_FIELDS)
+_METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == _METER_FIELDS
+
+
+def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:
+    """``evolve_meter(meter, event)``; a contribution as `_contributed` writes it (the same sums,
+    every other field carried over)."""
+    if type(event) is not ContributionRecorded or not _METER_PLAIN:
+        return evolve_meter(meter, event)
+    m, e = meter, event
+    return _meter(
+        m.meter_id,
+        m.amount_sub + e.primary_sub - e.overflow_sub - e.diverted_sub,
+        m.reserve_sub + e.reserve_sub,
+        m.seeded_sub,
+        m.contributed_sub + e.primary_sub + e.reserve_sub,
+        m.contributions + 1,
+        m.paid_sub,
+        m.corrected_sub,
+        m.hits,
+        e.meter_seq,
+        m.overflow_sub + e.overflow_sub,
+        m.transferred_sub - e.diverted_sub,
+        m.retired,
+        m.mystery_commitment,
+        m.mystery_sealed,
+        m.mystery_trigger_cents,
+        m.mystery_salt,
+        _with_contribution(m.open_rounds, e),
+    )
+
+
+_recorded: Final = builder(
+    ContributionRecorded,
+    (
+        "meter_id",
+        "table_id",
+        "round_id",
+        "seat",
+        "wager",
+        "on",
+        "wager_cents",
+        "primary_sub",
+        "reserve_sub",
+        "meter_seq",
+        "occurred_at",
+        "overflow_sub",
+        "diverted_sub",
+        "divert_to",
+    ),
+)
+
+
+def meter_event(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> MeterEvent:
+    """``decide_meter(meter, definition, claim)``; a contribution as `_contribution` builds it."""
+    if type(claim) is not ContributionClaim:
+        return decide_meter(meter, definition, claim)
+    c = claim
+    _, overflow, diverted = split_at_ceiling(meter, definition, c.primary_sub)
+    divert_to = definition.divert_to if diverted else ""
+    head = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
+    return _recorded(*head, c.primary_sub, c.reserve_sub, meter.seq + 1, c.occurred_at,
+                     overflow, diverted, divert_to)  # fmt: skip
+
+
+_CLAIM_FIELDS: Final = (
+    "meter_id",
+    "table_id",
+    "round_id",
+    "seat",
+    "wager",
+    "on",
+    "wager_cents",
+    "primary_sub",
+    "reserve_sub",
+    "occurred_at",
+)
+_claim: Final = builder(ContributionClaim, _CLAIM_FIELDS)
+
+
+def lock_claims(
+    config: FloorConfig, table: TableState | None, event: WagersLocked
+) -> tuple[ContributionClaim, ...] | None:
+    """``decide_table(config, table, event)`` for a lock it accepts (`_check_sequence`,
+    `_current_round`, the open phase, then `_contributions`); None when it would refuse it."""
+    table_def = config.tables.get(event.table_id)
+    current = table.round if table is not None else None
+    if (
+        table_def is None
+        or table is None
+        or current is None
+        or event.event_id in current.event_ids
+        or event.seq <= table.last_seq
+        or current.round_id != event.round_id
+        or current.phase != "open"
+    ):
+        return None
+    claims = []
+    links, meters = table_def.links, config.meters
+    table_id, round_id, at = event.table_id, event.round_id, event.occurred_at
+    for wager in current.wagers:
+        meter_id = links.get(wager.wager)
+        if meter_id is None:
+            continue
+        meter = meters.get(meter_id)
+        if meter is None:  # the reference's KeyError, worded by the reference
+            return None
+        rates, cents = meter.progressive, wager.amount_cents
+        primary = contribution_subunits(cents, rates.primary_ppm)
+        reserve = contribution_subunits(cents, rates.reserve_ppm)
+        claims.append(_claim(meter_id, table_id, round_id, wager.seat, wager.wager, wager.on,
+                             cents, primary, reserve, at))  # fmt: skip
+    return tuple(claims)
+
+
+def wager_accepted(config: FloorConfig, table: TableState | None, event: WagerPlaced) -> bool:
+    """True when ``decide_table(config, table, event)`` accepts the wager (with no steps, as it
+    does every wager it accepts): `_check_sequence`, `_current_round` and `check_wager` for a
+    wager on the own hand. False says nothing: the reference then decides (and refuses)."""
+    table_def = config.tables.get(event.table_id)
+    current = table.round if table is not None else None
+    if (
+        table_def is None
+        or table is None
+        or current is None
+        or event.on != "own"
+        or event.event_id in current.event_ids
+        or event.seq <= table.last_seq
+        or current.round_id != event.round_id
+        or current.phase != "open"
+        or not 1 <= event.seat <= table_def.seats
+    ):
+        return False
+    rules = GAMES.get(current.game)
+    if rules is None:
+        return False
+    meter_id = table_def.links.get(event.wager)
+    if meter_id is None:
+        if event.wager not in rules.base_wagers:
+            return False
+    else:
+        meter = config.meters.get(meter_id)
+        if meter is None or event.amount_cents != meter.unit_cents:
+            return False
+    seat, wager = event.seat, event.wager
+    return not any(p.seat == seat and p.wager == wager and p.on == "own" for p in current.wagers)
