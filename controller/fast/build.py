@@ -16,6 +16,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from controller.model.table_events import DecisionMade, WagerPlaced
+
 _T = TypeVar("_T")
 
 
@@ -51,3 +53,10 @@ def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
     exec(source, namespace)  # noqa: S102 - written from the class's own field names, as dataclasses does
     build: Callable[..., _T] = namespace["build"]
     return build
+
+
+#: `WagerPlaced(...)` and `DecisionMade(...)` with every field, in this order: a state read
+#: freezes every wager and decision of a round in play (`controller.fast.records`).
+_HEAD = ("event_id", "table_id", "round_id", "seq", "occurred_at", "seat")
+WAGER_EVENT = builder(WagerPlaced, (*_HEAD, "wager", "amount_cents", "on"))
+DECISION_EVENT = builder(DecisionMade, (*_HEAD, "action", "amount_cents", "discards"))

@@ -13,10 +13,10 @@ step for step on the mutable round.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, Final
 
-from controller.fast.build import builder
-from controller.fast.records import Round, Table
+from controller.fast.records import Meter, Round, Table
 from controller.fast.settle_gate import sure_steps
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
@@ -42,31 +42,41 @@ if TYPE_CHECKING:
     from controller.fast.session import Session
 
 Answer = tuple[Event, ...] | None
-#: `ContributionRecorded(...)` with these fields in this order (the rest at their defaults)
-_contribution = builder(
-    ContributionRecorded,
-    (
-        "meter_id",
-        "table_id",
-        "round_id",
-        "seat",
-        "wager",
-        "on",
-        "wager_cents",
-        "primary_sub",
-        "reserve_sub",
-        "meter_seq",
-        "occurred_at",
-        "overflow_sub",
-    ),
+#: The fields `_contribution` is given, in this order; the others keep their declared defaults.
+_GIVEN: Final = (
+    "meter_id", "table_id", "round_id", "seat", "wager", "on", "wager_cents",
+    "primary_sub", "reserve_sub", "meter_seq", "occurred_at", "overflow_sub",
+)  # fmt: skip
+_DEFAULTS: Final = tuple(
+    (f.name, f.default) for f in fields(ContributionRecorded) if f.name not in _GIVEN
 )
+
+
+def _contribution(*values: object) -> ContributionRecorded:
+    """``ContributionRecorded(**dict(zip(_GIVEN, values)))``: each slot set as the frozen
+    dataclass's ``__init__`` sets it (``object.__setattr__``), without its keyword matching.
+    Compiled, each ``object.__setattr__`` is one C call, ~6x cheaper than the slot descriptor's
+    ``__set__`` that `controller.fast.build.builder` calls (``tests/controller/fast/
+    test_build.py``: equal to the constructor's, same hash and bytes)."""
+    new = object.__new__(ContributionRecorded)
+    for name, default in _DEFAULTS:
+        object.__setattr__(new, name, default)
+    for number, name in enumerate(_GIVEN):  # a `zip` would be built by keywords, for strict
+        object.__setattr__(new, name, values[number])
+    return new
 
 
 def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
     """The table and its current round, if ``e`` passes `_check_sequence` and names that round;
-    the round's indexes are then up to date (`Round.indexed`). The session's dicts are read
-    first: a table and its facts are known after the first event."""
-    table_id = e.table_id
+    the round's indexes are then up to date (`Round.indexed`)."""
+    return _head_of(s, e.table_id, e.round_id, e.seq, e.event_id)
+
+
+def _head_of(
+    s: Session, table_id: str, round_id: str, seq: int, event_id: str
+) -> tuple[TableFacts, Table, Round] | None:
+    """`_head` of fields already read. The session's dicts are read first: a table and its
+    facts are known after the first event."""
     facts = s.table_facts.get(table_id) or s.table_def(table_id)
     table = s.tables.get(table_id) or s.table(table_id)
     if facts is None or table is None:
@@ -74,9 +84,9 @@ def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
     current = table.round
     if (
         current is None
-        or current.round_id != e.round_id
-        or e.seq <= table.last_seq
-        or e.event_id in current.indexed().event_ids
+        or current.round_id != round_id
+        or seq <= table.last_seq
+        or event_id in current.indexed().event_ids
     ):
         return None
     return facts, table, current
@@ -116,29 +126,32 @@ def decide_open(s: Session, e: RoundOpened) -> Answer:
 
 
 def decide_wager(s: Session, e: WagerPlaced) -> Answer:
-    """`check_wager` for a wager on the own hand or the dealer's."""
-    head = _head(s, e)
+    """`check_wager` for a wager on the own hand or the dealer's. Each field is read once (an
+    attribute of a struct or a frozen event is a lookup by name from compiled code)."""
+    table_id, seq, event_id = e.table_id, e.seq, e.event_id
+    head = _head_of(s, table_id, e.round_id, seq, event_id)
     if head is None:
         return None
     facts, table, current = head
     rules = GAMES.get(current.game)
-    if current.phase != "open" or rules is None or not 1 <= e.seat <= facts.seats:
+    seat, kind, on = e.seat, e.wager, e.on
+    if current.phase != "open" or rules is None or not 1 <= seat <= facts.seats:
         return None
-    if e.wager in facts.links:
-        if e.amount_cents != facts.units.get(e.wager):
+    if kind in facts.links:
+        if e.amount_cents != facts.units.get(kind):
             return None
-    elif e.wager not in rules.base_wagers:
+    elif kind not in rules.base_wagers:
         return None
-    on = e.on
     if on != "own" and (
-        on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, e.wager)
+        on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, kind)
     ):
         return None
-    if (e.seat, e.wager, on) in current.placed:  # indexed by `_head`
+    key = (seat, kind, on)
+    if key in current.placed:  # indexed by `_head_of`
         return None
-    current.add_wager(e)
-    table.last_seq = e.seq
-    s.dirty_tables.add(e.table_id)
+    current.add_read(e, event_id, key)
+    table.last_seq = seq
+    s.dirty_tables.add(table_id)
     return (e,)
 
 
@@ -157,9 +170,11 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     # meter_id -> (rates, record, the meter's amount as the lock's earlier contributions leave
     # it, its next sequence number)
     meters: dict[str, list[Any]] = {}
-    priced: list[tuple[WagerLike, str, int, int, int, int]] = []
+    # each wager's fields read once (a struct's ``amount_cents`` is a property)
+    priced: list[tuple[WagerLike, str, int, str, Meter, int, int, int, int]] = []
     for wager in current.wagers:
-        meter_id = links.get(wager.wager)
+        kind = wager.wager
+        meter_id = links.get(kind)
         if meter_id is None:
             continue
         known = meters.get(meter_id)
@@ -171,26 +186,27 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
             known = meters[meter_id] = [rates, meter, meter.amount_sub, meter.seq]
         rates = known[0]
         seq = known[3] = known[3] + 1
-        primary = contribution_subunits(wager.amount_cents, rates.primary_ppm)
+        cents = wager.amount_cents
+        primary = contribution_subunits(cents, rates.primary_ppm)
         overflow = 0
         if rates.ceiling is not None:
             amount = known[2]
             overflow = primary - max(0, min(primary, rates.ceiling - amount))
             known[2] = amount + primary - overflow
-        reserve = contribution_subunits(wager.amount_cents, rates.reserve_ppm)
-        priced.append((wager, meter_id, primary, reserve, overflow, seq))
+        reserve = contribution_subunits(cents, rates.reserve_ppm)
+        priced.append((wager, kind, cents, meter_id, known[1], primary, reserve, overflow, seq))
     out: list[Event] = [e]
     table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
     contributions = current.contributions
-    for wager, meter_id, primary, reserve, overflow, seq in priced:
+    for wager, kind, cents, meter_id, record, primary, reserve, overflow, seq in priced:
         event = _contribution(
             meter_id,
             table_id,
             round_id,
             wager.seat,
-            wager.wager,
+            kind,
             wager.on,
-            wager.amount_cents,
+            cents,
             primary,
             reserve,
             seq,
@@ -199,7 +215,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
         )
         out.append(event)
         # `apply_contribution`: the meter, and the round (this one) remembers it
-        meters[meter_id][1].contribute(event)
+        record.contribute(event)
         contributions.append((meter_id, primary, reserve))
     s.dirty_meters.update(meters)
     current.phase = "locked"

@@ -13,6 +13,7 @@ from typing import Final
 
 from immutables import Map
 
+from controller.fast.build import DECISION_EVENT, WAGER_EVENT
 from controller.fast.shapes import ContributionLike, DecisionLike, OpenedLike, WagerLike
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
@@ -140,13 +141,18 @@ class Round:
     def add_wager(self, wager: WagerLike) -> None:
         """Keep a wager the session accepted, with its id, and index it at once when the round
         is indexed up to it (as a decider leaves it): `indexed` then has nothing left to do."""
+        self.add_read(wager, wager.event_id, (wager.seat, wager.wager, wager.on))
+
+    def add_read(self, wager: WagerLike, event_id: str, placed: tuple[int, str, str]) -> None:
+        """`add_wager` of a wager whose id and (seat, wager, on) are already read."""
         wagers = self.wagers
         wagers.append(wager)
-        self.event_ids.add(wager.event_id)
+        self.event_ids.add(event_id)
         if self._wagers_seen == len(wagers) - 1:
-            self.placed.add((wager.seat, wager.wager, wager.on))
-            if wager.wager == "ante" and wager.seat not in self.antes:
-                self.antes[wager.seat] = wager.amount_cents
+            self.placed.add(placed)
+            seat = placed[0]
+            if placed[1] == "ante" and seat not in self.antes:
+                self.antes[seat] = wager.amount_cents
             self._wagers_seen += 1
 
     def add_decision(self, decision: DecisionLike) -> None:
@@ -175,16 +181,16 @@ def _frozen_wager(wager: WagerLike) -> WagerPlaced:
     """The frozen event of a wager kept as a lighter record (or the event itself)."""
     if isinstance(wager, WagerPlaced):
         return wager
-    return WagerPlaced(
-        event_id=wager.event_id,
-        table_id=wager.table_id,
-        round_id=wager.round_id,
-        seq=wager.seq,
-        occurred_at=wager.occurred_at,
-        seat=wager.seat,
-        wager=wager.wager,
-        amount_cents=int(wager.amount_cents),
-        on=wager.on,
+    return WAGER_EVENT(
+        wager.event_id,
+        wager.table_id,
+        wager.round_id,
+        wager.seq,
+        wager.occurred_at,
+        wager.seat,
+        wager.wager,
+        int(wager.amount_cents),
+        wager.on,
     )
 
 
@@ -193,16 +199,16 @@ def _frozen_decision(decision: DecisionLike) -> DecisionMade:
     if isinstance(decision, DecisionMade):
         return decision
     amount = decision.amount_cents
-    return DecisionMade(
-        event_id=decision.event_id,
-        table_id=decision.table_id,
-        round_id=decision.round_id,
-        seq=decision.seq,
-        occurred_at=decision.occurred_at,
-        seat=decision.seat,
-        action=decision.action,
-        amount_cents=None if amount is None else int(amount),
-        discards=tuple(decision.discards),
+    return DECISION_EVENT(
+        decision.event_id,
+        decision.table_id,
+        decision.round_id,
+        decision.seq,
+        decision.occurred_at,
+        decision.seat,
+        decision.action,
+        None if amount is None else int(amount),
+        tuple(decision.discards),
     )
 
 

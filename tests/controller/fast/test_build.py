@@ -10,8 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.fast.build import builder
+from controller.fast.build import DECISION_EVENT, WAGER_EVENT, builder
+from controller.fast.hot import _contribution
 from controller.model.events import ContributionRecorded
+from controller.model.table_events import DecisionMade, WagerPlaced
 from streams.codec import encode
 
 GIVEN = tuple(f.name for f in fields(ContributionRecorded))[:12]
@@ -22,12 +24,13 @@ SUB = st.integers(min_value=0, max_value=10**15)
 @given(st.tuples(TEXT, TEXT, TEXT, st.integers(1, 9), TEXT, TEXT, SUB, SUB, SUB, SUB, TEXT, SUB))
 def test_a_contribution_is_built_as_its_constructor_builds_it(values: tuple[object, ...]) -> None:
     expected = ContributionRecorded(**dict(zip(GIVEN, values, strict=True)))  # type: ignore[arg-type]
-    built = builder(ContributionRecorded, GIVEN)(*values)
-    assert type(built) is ContributionRecorded
-    assert built == expected
-    assert hash(built) == hash(expected)
-    assert encode(built) == encode(expected)
-    assert (built.diverted_sub, built.divert_to) == (0, "")  # the declared defaults
+    for build in (builder(ContributionRecorded, GIVEN), _contribution):
+        built = build(*values)
+        assert type(built) is ContributionRecorded
+        assert built == expected
+        assert hash(built) == hash(expected)
+        assert encode(built) == encode(expected)
+        assert (built.diverted_sub, built.divert_to) == (0, "")  # the declared defaults
 
 
 def test_the_fields_given_may_come_in_any_order() -> None:
@@ -65,3 +68,53 @@ def test_a_default_factory_makes_a_fresh_default_each_time() -> None:
     first, second = build(1), build(1)
     assert first == _Factory(1)
     assert first.tags is not second.tags
+
+
+HEAD = st.tuples(TEXT, TEXT, TEXT, SUB, TEXT, st.integers(1, 12))
+
+
+@given(HEAD, TEXT, st.integers(1, 10**9), TEXT)
+def test_a_frozen_wager_is_built_as_its_constructor_builds_it(
+    head: tuple[str, str, str, int, str, int], wager: str, cents: int, on: str
+) -> None:
+    """`WAGER_EVENT`, which `controller.fast.records` freezes a kept wager with."""
+    event_id, table_id, round_id, seq, occurred_at, seat = head
+    expected = WagerPlaced(
+        event_id=event_id,
+        table_id=table_id,
+        round_id=round_id,
+        seq=seq,
+        occurred_at=occurred_at,
+        seat=seat,
+        wager=wager,
+        amount_cents=cents,
+        on=on,
+    )
+    built = WAGER_EVENT(*head, wager, cents, on)
+    assert type(built) is WagerPlaced
+    assert (built, hash(built), encode(built)) == (expected, hash(expected), encode(expected))
+
+
+@given(HEAD, TEXT, st.none() | st.integers(1, 10**9), st.lists(TEXT, max_size=5).map(tuple))
+def test_a_frozen_decision_is_built_as_its_constructor_builds_it(
+    head: tuple[str, str, str, int, str, int],
+    action: str,
+    cents: int | None,
+    discards: tuple[str, ...],
+) -> None:
+    """`DECISION_EVENT`, which `controller.fast.records` freezes a kept decision with."""
+    event_id, table_id, round_id, seq, occurred_at, seat = head
+    expected = DecisionMade(
+        event_id=event_id,
+        table_id=table_id,
+        round_id=round_id,
+        seq=seq,
+        occurred_at=occurred_at,
+        seat=seat,
+        action=action,
+        amount_cents=cents,
+        discards=discards,
+    )
+    built = DECISION_EVENT(*head, action, cents, discards)
+    assert type(built) is DecisionMade
+    assert (built, hash(built), encode(built)) == (expected, hash(expected), encode(expected))

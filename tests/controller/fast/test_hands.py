@@ -96,3 +96,28 @@ def test_the_spellings_read_as_they_come_are_the_reference_s_cards() -> None:
         assert hands.SPELLED[rank + suit] == deck_index(Card.parse(rank + suit))
     for text in ("Ks", "\u212as", "As ", "1s", "10", "AsK"):  # Kelvin sign, space, not cards
         assert text not in hands.SPELLED or text == "Ks"
+
+
+def _six_without_five_of_a_suit(ranks: tuple[int, ...]) -> list[str]:
+    """Six cards of these ranks (2-14), the suits dealt round in turn: no suit three times."""
+    return [str(FULL_DECK[(rank - 2) * 4 + place % 4]) for place, rank in enumerate(ranks)]
+
+
+def test_every_six_ranks_form_their_best_five_as_the_reference_forms_it() -> None:
+    """649a.11(c)(9): the player's three and the dealer's three form the highest ranking
+    five-card hand (paid only on it, 649a.12(j)(2)). Every six ranks (at most four of one) that
+    hold no five of a suit take `hands._SIX`, the precomputed answer per rank-count code:
+    names and the cards set out equal the reference's, the card left out included (a table
+    that kept the last of two equal keys would leave out the other card of a pair)."""
+    hands.clear()
+    count = 0
+    for ranks in itertools.combinations_with_replacement(range(14, 1, -1), 6):
+        if max(ranks.count(rank) for rank in ranks) > 4:
+            continue
+        texts = _six_without_five_of_a_suit(ranks)
+        own, dealer = tuple(texts[1::2]), tuple(texts[::2])  # not in rank order
+        assert hands.form("five_of_six", own, dealer, ()) == form_hand(
+            "five_of_six", own, dealer, ()
+        ), (own, dealer)
+        count += 1
+    assert count == len(hands._SIX) == 18_395

@@ -30,7 +30,8 @@ from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract, to_contract
 from streams.codec import encode
 from streams.door.contract_structs import RoundHead, WagerPlacedStruct
-from streams.door.fast_core import recorded, run_lines, step_line
+from streams.door.fast_core import decode_vouched, recorded, run_lines, step_line
+from streams.door.fast_decode import try_decode_line
 from tests.controller.fast.differential import (
     Step,
     Tally,
@@ -42,6 +43,7 @@ from tests.controller.test_evolve_many import sessions_with_changes
 from tests.controller.test_properties import START, command_for
 from tests.strategies import AdvanceHit, Correction, SessionStep
 from tests.strategies_lines import ODD_LINES, line, odd_lines
+from tests.streams.door.test_fast_decode import broken_lines, events, mutated, serialised
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 Outcome = tuple[str, object]
@@ -206,3 +208,40 @@ def test_the_harness_fails_on_a_wrong_field(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(WagerPlacedStruct, "on", property(mapping))
     with pytest.raises(AssertionError):
         lines_both(as_lines(disturbed_floor(300, 25), random.Random(25), 0.0))
+
+
+def _same_decode(text: bytes | str) -> bool:
+    """`decode_vouched` gives what `try_decode_line` gives: the same struct (type and fields),
+    or None from both."""
+    ours, theirs = decode_vouched(text), try_decode_line(text)
+    assert type(ours) is type(theirs), (text, ours, theirs)
+    assert ours == theirs, (text, ours, theirs)
+    return theirs is not None
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_compiled_decode_answers_as_the_door_s_for_any_line(data: st.DataObject) -> None:
+    """Valid events in any key order, spacing and escaping; mutated ones (a field dropped,
+    added, replaced, cards damaged); broken lines (repeated keys, control characters, NaN,
+    trailing text, a BOM, truncated, not UTF-8, too deep, oversized, an escaped key); as
+    bytes and as text."""
+    kind = data.draw(st.sampled_from(["valid", "mutated", "broken"]), label="kind")
+    if kind == "broken":
+        text = data.draw(broken_lines(), label="line")
+    else:
+        event = data.draw(events() if kind == "valid" else mutated(), label="event")
+        text = data.draw(serialised(event), label="line")
+    if isinstance(text, str) and data.draw(st.booleans(), label="as bytes"):
+        text = text.encode("utf-8", "surrogatepass")
+    vouched = _same_decode(text)
+    if kind == "valid" and isinstance(text, bytes) and b"\\" not in text:
+        assert vouched  # a valid plain line is vouched for by both, not refused by both
+
+
+def test_the_compiled_decode_vouches_for_a_simulated_floor_as_the_door_does() -> None:
+    """Every line of a simulated floor, plain and written oddly (escapes, repeated keys...)."""
+    texts = as_lines(disturbed_floor(3_000, 27), random.Random(27), 0.3)
+    lines_only = [t for t in texts if isinstance(t, bytes)]
+    vouched = [_same_decode(t) for t in lines_only]
+    assert 0.5 * len(vouched) < sum(vouched) < len(vouched)  # both ways occurred
