@@ -139,7 +139,7 @@ def try_decode_line(line: bytes | str) -> EventStruct | None:
                 return None
             quotes = line.count('"')
         else:
-            if b"\\" in line:
+            if line.find(b"\\") >= 0:  # `in` tries the needle as an int first: a TypeError a line
                 return None
             quotes = line.count(b'"')
         event: EventStruct = _DECODER.decode(line)
