@@ -44,7 +44,8 @@ from streams.codec import Output
 from streams.process import settled_gc
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
-from streams.scaleout.records import event_output, op_to_bytes, seed_op
+from streams.scaleout.meter_ops import op_to_bytes, seed_op
+from streams.scaleout.records import event_output
 
 
 def add_parser(sub: Any) -> None:

@@ -44,15 +44,14 @@ from controller.snapshot import meter_from_dict, meter_to_dict
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.scaleout.diverts import DivertOp, divert_from_bytes, divert_output, is_divert
+from streams.scaleout.meter_ops import MeterOp, op_from_bytes
 from streams.scaleout.mystery import MysteryEdge
 from streams.scaleout.records import (
-    MeterOp,
     Processed,
     SourcePos,
     dead_letter,
     dumps,
     event_output,
-    op_from_bytes,
     processed,
 )
 

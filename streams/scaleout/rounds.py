@@ -60,10 +60,10 @@ from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
 from streams.scaleout.fast_settle import FastSettle
 from streams.scaleout.heard import Heard
+from streams.scaleout.meter_ops import claim_bytes
 from streams.scaleout.records import (
     Processed,
     SourcePos,
-    claim_bytes,
     dead_letter,
     dumps,
     event_output,

@@ -17,17 +17,15 @@ from controller.claims import ContributionClaim, HitClaim, ReversalClaim
 from controller.meter import MeterClaim
 from controller.model.errors import InvalidEvent
 from controller.model.state import TableState
-from streams.scaleout import records
-from streams.scaleout.records import (
-    SourcePos,
+from streams.scaleout import meter_ops
+from streams.scaleout.meter_ops import (
     claim_bytes,
     claim_op,
-    dumps,
     op_from_bytes,
     op_to_bytes,
-    reference_dumps,
     reference_op_from_bytes,
 )
+from streams.scaleout.records import SourcePos, dumps, reference_dumps
 from streams.scaleout.rounds import RECENT_IDS, TableRecord
 
 TEXT = st.text(st.characters(codec=None, exclude_categories=[]), max_size=12)  # surrogates too
@@ -136,7 +134,7 @@ def test_a_claims_bytes_are_its_operations(claim: MeterClaim, seq: int, index: i
 
 def test_a_contributions_bytes_are_written_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The plain path is taken (not only the fallback) and writes every field of the claim."""
-    monkeypatch.setattr(records, "op_to_bytes", None)  # the fallback would fail
+    monkeypatch.setattr(meter_ops, "op_to_bytes", None)  # the fallback would fail
     claim = ContributionClaim(meter_id="m", table_id="t", round_id="r", seat=2, wager="ante",
                               on="pair_plus", wager_cents=500, primary_sub=10, reserve_sub=1,
                               occurred_at="2026-12-02T00:00:00Z")  # fmt: skip
@@ -225,7 +223,7 @@ def test_a_damaged_operation_is_read_as_the_reference_reads_it(
 
 
 def test_the_struct_reader_is_used_for_a_contribution(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(records, "reference_op_from_bytes", None)  # the fallback would fail
+    monkeypatch.setattr(meter_ops, "reference_op_from_bytes", None)  # the fallback would fail
     good = ContributionClaim(meter_id="m", table_id="t", round_id="r", seat=2, wager="ante",
                              on="own", wager_cents=500, primary_sub=10, reserve_sub=1,
                              occurred_at="z")  # fmt: skip

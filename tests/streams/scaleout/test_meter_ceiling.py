@@ -13,13 +13,14 @@ from controller.meter import ContributionClaim
 from controller.model.errors import ConfigError
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
+from streams.scaleout.meter_ops import claim_op, op_to_bytes
 from streams.scaleout.meters import (
     MeterProcessor,
     MeterRecord,
     meter_record_from_bytes,
     meter_record_to_bytes,
 )
-from streams.scaleout.records import SourcePos, claim_op, op_to_bytes
+from streams.scaleout.records import SourcePos
 from tests.controller.scenario import PA
 from tests.controller.test_mystery import MYSTERY
 

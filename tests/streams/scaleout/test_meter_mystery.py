@@ -20,13 +20,14 @@ from controller.meter import ContributionClaim
 from controller.model.errors import ConfigError
 from controller.mystery import commitment_of
 from streams.adapters.kafka.topics import TopicNames
+from streams.scaleout.meter_ops import claim_op, op_to_bytes, seed_op
 from streams.scaleout.meters import (
     MeterProcessor,
     MeterRecord,
     meter_record_from_bytes,
     meter_record_to_bytes,
 )
-from streams.scaleout.records import SourcePos, claim_op, op_to_bytes, seed_op
+from streams.scaleout.records import SourcePos
 from tests.controller.test_mystery import MYSTERY
 from tests.streams.adapters.test_outward_schemas import errors
 

@@ -20,7 +20,8 @@ from controller.model.errors import InvalidEvent
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.scaleout.ingest import TableEventProducer
-from streams.scaleout.records import SourcePos, op_from_bytes
+from streams.scaleout.meter_ops import op_from_bytes
+from streams.scaleout.records import SourcePos
 from streams.scaleout.rounds import RoundProcessor
 from streams.scaleout.store import PartitionState, progress_key
 from tests.hostile.corpus import by_name
