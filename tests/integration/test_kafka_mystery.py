@@ -148,9 +148,11 @@ def feed(
 def next_claim(lines: list[bytes], start: int) -> int:
     """The end of the next feed from ``start``: through the next line that locks wagers at a table
     playing for the mystery level (its contributions are claimed there, 649a.12(e)(3)), or the
-    end. Only such a claim arms a level a hit left waiting (`streams.scaleout.meters`), so the
-    lines before it cannot end the wait for an armed moment: feeding them 10 at a time, each step
-    a catch-up and a full read of the events topic, only waited (up to 277 s of the test in CI)."""
+    end. A level a hit left waiting is armed at the next claim on it (`streams.scaleout.meters`)
+    and the simulated rounds claim only there (none is voided), so the lines before such a lock
+    cannot end the wait for an armed moment: feeding them 10 at a time, each step a catch-up and
+    a full read of the events topic, only waited (up to 277 s of the test in CI). Were a line
+    missed here, the loop would merely feed past it: what the test checks does not depend on it."""
     floor = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
     tables = {t.table_id for t in floor.tables.values() if MYSTERY in t.links.values()}
     assert tables, f"no table plays for {MYSTERY}"
