@@ -159,9 +159,10 @@ class Worker:
         return "\n".join(t[-tail:] if tail else t for t in texts)
 
 
-def wait_caught_up(worker: Worker, timeout: float, idle: Any = None) -> None:
+def wait_caught_up(worker: Worker, timeout: float, idle: Any = None, poll: float = 1.0) -> None:
     """Until the worker's group has committed every record of both input topics (twice in a
-    row, so claims produced by the last round batch are counted); restart a dead worker."""
+    row, ``poll`` seconds apart, so claims produced by the last round batch are counted);
+    restart a dead worker."""
     names, deadline, zeros = worker.names, time.monotonic() + timeout, 0
     while zeros < 2:
         if time.monotonic() > deadline:
@@ -176,7 +177,7 @@ def wait_caught_up(worker: Worker, timeout: float, idle: Any = None) -> None:
         except StoreUnavailable:  # e.g. the group coordinator moving after a broker restart
             lag = -1
         zeros = zeros + 1 if lag == 0 else 0
-        time.sleep(1.0)
+        time.sleep(poll)
 
 
 def check_log(bootstrap: str, names: TopicNames, fold: Fold, events: Path) -> None:
