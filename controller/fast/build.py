@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from controller.claims import ContributionClaim
 from controller.model.table_events import DecisionMade, WagerPlaced
 
 _T = TypeVar("_T")
@@ -60,3 +61,9 @@ def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
 _HEAD = ("event_id", "table_id", "round_id", "seq", "occurred_at", "seat")
 WAGER_EVENT = builder(WagerPlaced, (*_HEAD, "wager", "amount_cents", "on"))
 DECISION_EVENT = builder(DecisionMade, (*_HEAD, "action", "amount_cents", "discards"))
+#: `ContributionClaim(...)` with every field, in this order: the round lane prices a lock's
+#: claims with it (`controller.fast.lane`), the meter lane reads one back with it
+#: (`streams.scaleout.meter_ops`).
+CLAIM_FIELDS = ("meter_id", "table_id", "round_id", "seat", "wager", "on", "wager_cents",
+                "primary_sub", "reserve_sub", "occurred_at")  # fmt: skip
+CONTRIBUTION_CLAIM = builder(ContributionClaim, CLAIM_FIELDS)

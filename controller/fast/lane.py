@@ -30,7 +30,7 @@ from typing import Final
 
 from controller.ceiling import split_at_ceiling
 from controller.config.floor import FloorConfig, MeterDef
-from controller.fast.build import builder
+from controller.fast.build import CONTRIBUTION_CLAIM, builder
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
@@ -228,21 +228,6 @@ def meter_event(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> Met
                      overflow, diverted, divert_to)  # fmt: skip
 
 
-_CLAIM_FIELDS: Final = (
-    "meter_id",
-    "table_id",
-    "round_id",
-    "seat",
-    "wager",
-    "on",
-    "wager_cents",
-    "primary_sub",
-    "reserve_sub",
-    "occurred_at",
-)
-_claim: Final = builder(ContributionClaim, _CLAIM_FIELDS)
-
-
 def lock_claims(
     config: FloorConfig, table: TableState | None, event: WagersLocked
 ) -> tuple[ContributionClaim, ...] | None:
@@ -273,8 +258,8 @@ def lock_claims(
         rates, cents = meter.progressive, wager.amount_cents
         primary = contribution_subunits(cents, rates.primary_ppm)
         reserve = contribution_subunits(cents, rates.reserve_ppm)
-        claims.append(_claim(meter_id, table_id, round_id, wager.seat, wager.wager, wager.on,
-                             cents, primary, reserve, at))  # fmt: skip
+        head = (meter_id, table_id, round_id, wager.seat, wager.wager, wager.on, cents)
+        claims.append(CONTRIBUTION_CLAIM(*head, primary, reserve, at))
     return tuple(claims)
 
 

@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from controller.fast.build import builder
+from controller.fast.build import CLAIM_FIELDS, CONTRIBUTION_CLAIM, builder
 from controller.meter import ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.model.errors import InvalidEvent
 from streams.scaleout.records import FAST_WRITER, dumps
@@ -157,14 +157,15 @@ class _ContributionOp(msgspec.Struct, gc=False):
     claim: _ContributionFields
 
 
-_CONTRIBUTION_FIELDS: Final = tuple(f.name for f in dataclasses.fields(ContributionClaim))
-#: The struct reader, only while the claim has exactly the fields it reads.
+#: The struct reader, only while the claim has exactly the fields it reads, in the order
+#: `CONTRIBUTION_CLAIM` takes them.
 _READ_CONTRIBUTION: Final = (
     msgspec.json.Decoder(_ContributionOp)
-    if _ContributionFields.__struct_fields__ == _CONTRIBUTION_FIELDS
+    if _ContributionFields.__struct_fields__
+    == CLAIM_FIELDS
+    == tuple(f.name for f in dataclasses.fields(ContributionClaim))
     else None
 )
-_contribution_claim: Final = builder(ContributionClaim, _CONTRIBUTION_FIELDS)
 
 
 def op_from_bytes(payload: bytes) -> MeterOp:
@@ -182,7 +183,7 @@ def op_from_bytes(payload: bytes) -> MeterOp:
             return reference_op_from_bytes(payload)
         c = op.claim
         fields = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
-        claim = _contribution_claim(*fields, c.primary_sub, c.reserve_sub, c.occurred_at)
+        claim = CONTRIBUTION_CLAIM(*fields, c.primary_sub, c.reserve_sub, c.occurred_at)
         return _meter_op(  # meter_id, kind, table_id, table_seq, index, occurred_at, claim
             op.meter_id, "contribution", op.table_id, op.table_seq, op.index, op.occurred_at, claim
         )
