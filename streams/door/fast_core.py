@@ -59,8 +59,9 @@ __all__ = ["Emitted", "decode_vouched", "read_reference", "recorded", "run_lines
 Emitted = Event | RoundStruct
 Reader = Callable[[bytes], TableEvent]
 
-#: The kinds decided on their struct, with the session's decider for each.
-_DIRECT: Final[dict[type, Callable[[Session, Any], tuple[Event, ...] | None]]] = (
+#: The kinds decided on their struct, with the session's decider for each (none if the session
+#: does not know the kinds' shapes; `streams.embedded.lines` decides by the same table).
+DIRECT: Final[dict[type, Callable[[Session, Any], tuple[Event, ...] | None]]] = (
     {
         RoundOpenedStruct: decide_open,
         WagerPlacedStruct: decide_wager,
@@ -96,7 +97,7 @@ def run_lines(
     the decisions (`_decoded`)."""
     out: list[Emitted] = []
     extend = out.extend
-    direct = _DIRECT
+    direct = DIRECT
     for line, struct in _decoded(lines):
         decider = direct.get(type(struct))
         if decider is not None and not session.pending:

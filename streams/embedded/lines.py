@@ -29,8 +29,6 @@ from typing import Any, Final
 import msgspec
 
 from controller.fast import Session
-from controller.fast.hot import decide_decision, decide_lock, decide_open, decide_wager
-from controller.fast.records import KNOWN_SHAPES
 from controller.model.errors import RuleViolation
 from controller.model.events import Event
 from controller.model.table_events import (
@@ -50,7 +48,7 @@ from streams.door.contract_structs import (
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import Emitted, recorded
+from streams.door.fast_core import DIRECT, Emitted, recorded
 from streams.door.fast_decode import round_event, table_event, try_decode_line
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
@@ -70,18 +68,17 @@ _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s
 
 
 def _hot() -> dict[type, tuple[Decider, Plan]]:
-    """The kinds decided on their struct: the session's decider and the record's plan (none if
-    the session or the writer does not know the kind's shape: then every line takes the parse)."""
-    if not KNOWN_SHAPES:
-        return {}
-    kinds: dict[type, tuple[Decider, type]] = {
-        RoundOpenedStruct: (decide_open, RoundOpened),
-        WagerPlacedStruct: (decide_wager, WagerPlaced),
-        WagersLockedStruct: (decide_lock, WagersLocked),
-        DecisionStruct: (decide_decision, DecisionMade),
+    """The kinds decided on their struct (`streams.door.fast_core.DIRECT`): the session's
+    decider and the record's plan (none if the writer does not know the kind's shape: then
+    every line of it takes the parse)."""
+    events: dict[type, type] = {
+        RoundOpenedStruct: RoundOpened,
+        WagerPlacedStruct: WagerPlaced,
+        WagersLockedStruct: WagersLocked,
+        DecisionStruct: DecisionMade,
     }
     plans = TABLE_PLANS
-    return {s: (d, plans[c]) for s, (d, c) in kinds.items() if c in plans}
+    return {s: (d, plans[events[s]]) for s, d in DIRECT.items() if events[s] in plans}
 
 
 _HOT: Final = _hot()
