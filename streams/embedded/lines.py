@@ -30,7 +30,7 @@ import msgspec
 
 from controller.fast import Session
 from controller.model.errors import RuleViolation
-from controller.model.events import Event
+from controller.model.events import ContributionRecorded, Event
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -68,6 +68,9 @@ Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
 #: The native writer of a vouched hot line's payload (`streams.native`), if this process runs it.
 _NATIVE: Final = native.payload_writer()
+#: The native writer of a contribution's record, if this process runs it and the class still has
+#: the fields it writes (``src/contribution.rs``).
+_CONTRIBUTION: Final = native.contribution_writer(ContributionRecorded)
 
 
 def _hot() -> dict[type, tuple[Decider, Plan]]:
@@ -202,5 +205,15 @@ def _log(out: Decided, produced: tuple[Emitted, ...], payload: bytes | None, now
             continue
         frozen = recorded(event)
         dedupe = frozen.event_id if isinstance(frozen, TableEventBase) else ""
-        out.records.append(new_record(record_key(frozen), encode(frozen), dedupe, now))
+        out.records.append(new_record(record_key(frozen), _encode(frozen), dedupe, now))
     out.events.extend(produced)
+
+
+def _encode(event: Event) -> bytes:
+    """`encode`, a contribution's natively when it is built (`streams.native`) and needs no
+    escape."""
+    if _CONTRIBUTION is not None and type(event) is ContributionRecorded:
+        written = _CONTRIBUTION(event)
+        if written is not None:
+            return written
+    return encode(event)

@@ -10,8 +10,9 @@ matches every input now; else (``JACKPOT_NATIVE=0``, not built, stale) the calle
 Python path, and a build that exists but cannot be used says so in one warning line. `mode`
 says which ran (``jackpot --version``, the bench's facts).
 
-What it does so far: `payload` (the log record's bytes of a vouched hot line; see
-``src/lib.rs``), used by `streams.embedded.lines`.
+What it does so far, for `streams.embedded.lines`: `payload` (the log record's bytes of a
+vouched hot line; see ``src/lib.rs``) and `contribution` (a `ContributionRecorded`'s record;
+``src/contribution.rs``).
 
 Only the stdlib and `streams.compiled` (stdlib only) here: nothing of the rules.
 """
@@ -22,7 +23,7 @@ import json
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from importlib.machinery import ExtensionFileLoader
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
@@ -143,4 +144,22 @@ def payload_writer() -> Callable[[bytes], bytes | None] | None:
     """The extension's `payload` (``src/lib.rs``) if this process runs it, else None."""
     module = load()
     writer: Callable[[bytes], bytes | None] | None = None if module is None else module.payload
+    return writer
+
+
+#: The fields of `ContributionRecorded` that ``src/contribution.rs`` writes, in the class's order.
+CONTRIBUTION_FIELDS: Final = (
+    "meter_id", "table_id", "round_id", "seat", "wager", "on", "wager_cents", "primary_sub",
+    "reserve_sub", "meter_seq", "occurred_at", "overflow_sub", "diverted_sub", "divert_to",
+)  # fmt: skip
+
+
+def contribution_writer(cls: type) -> Callable[[object], bytes | None] | None:
+    """The extension's `contribution` if this process runs it and ``cls`` (the
+    `ContributionRecorded` class, handed in: nothing of the rules is imported here) has exactly
+    the fields it writes, else None."""
+    module = load()
+    if module is None or tuple(f.name for f in fields(cls)) != CONTRIBUTION_FIELDS:
+        return None
+    writer: Callable[[object], bytes | None] = module.contribution
     return writer

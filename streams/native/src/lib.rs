@@ -13,6 +13,11 @@
 //!
 //! `tests/streams/native/test_payload.py` requires, for any line the door vouches for (odd and
 //! damaged ones from `tests/strategies_lines`), either `None` or the Python writer's bytes.
+//!
+//! `contribution(event)` writes a `ContributionRecorded`'s record (the lock's commonest derived
+//! record) from its fields: see `contribution.rs`.
+
+mod contribution;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -318,5 +323,6 @@ fn version() -> &'static str {
 fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(payload, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
+    module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
     Ok(())
 }
