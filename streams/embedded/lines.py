@@ -179,7 +179,7 @@ def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Em
 
 def _payload(line: bytes, struct: RoundStruct, plan: Plan) -> bytes:
     """`encode` of the struct's event: natively from the line when it is built and sure of its
-    spelling (`streams.native`, ``src/lib.rs``), else its plan's record, or (an escape needed)
+    spelling (`streams.native`, ``src/hot_line.rs``), else its plan's record, or (an escape needed)
     the event's."""
     if _NATIVE is not None:
         written = _NATIVE(line)

@@ -11,7 +11,7 @@ Python path, and a build that exists but cannot be used says so in one warning l
 says which ran (``jackpot --version``, the bench's facts).
 
 What it does so far, for `streams.embedded.lines`: `payload` (the log record's bytes of a
-vouched hot line; see ``src/lib.rs``) and `contribution` (a `ContributionRecorded`'s record;
+vouched hot line; see ``src/hot_line.rs``) and `contribution` (a `ContributionRecorded`'s record;
 ``src/contribution.rs``).
 
 Only the stdlib and `streams.compiled` (stdlib only) here: nothing of the rules.
@@ -141,7 +141,7 @@ def mode() -> Mode:
 
 
 def payload_writer() -> Callable[[bytes], bytes | None] | None:
-    """The extension's `payload` (``src/lib.rs``) if this process runs it, else None."""
+    """The extension's `payload` (``src/hot_line.rs``) if this process runs it, else None."""
     module = load()
     writer: Callable[[bytes], bytes | None] | None = None if module is None else module.payload
     return writer

@@ -1,4 +1,4 @@
-"""Proven equal: the native payload of a vouched hot line (``streams/native/src/lib.rs``)
+"""Proven equal: the native payload of a vouched hot line (``streams/native/src/hot_line.rs``)
 against the Python writer's (`streams.embedded.lines._struct_payload`, `streams.codec.encode`
 of the line's table event).
 
