@@ -202,8 +202,9 @@ def build_native() -> str:
         return f"cargo took over {_CARGO_SECONDS} s"
     built = target / "release" / f"lib{native.NAME}.so"
     if done.returncode != 0 or not built.exists():
-        tail = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
-        return f"cargo failed: {tail[0]}"
+        said = (done.stderr or done.stdout).strip().splitlines() or ["no output"]
+        first = next((line for line in said if line.startswith("error")), said[-1])
+        return f"cargo failed: {first}"
     fresh = native.BUILD.with_name(native.BUILD.name + ".new")
     shutil.rmtree(fresh, ignore_errors=True)
     fresh.mkdir(parents=True)
