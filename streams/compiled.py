@@ -55,6 +55,7 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.session",
     "controller.fast.settle",
     "controller.fast.settle_check",
+    "controller.fast.settle_ctx",
     "controller.fast.settle_gate",
     "controller.fast.shapes",
     "controller.fast.tables",
