@@ -51,6 +51,7 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.apply",
     "controller.fast.hands",
     "controller.fast.hot",
+    "controller.fast.payouts",
     "controller.fast.records",
     "controller.fast.session",
     "controller.fast.settle",

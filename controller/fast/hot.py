@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, Final
 
+from controller.fast.payouts import apply_hit, pending_hit
 from controller.fast.records import Meter, Round, Table
 from controller.fast.settle_gate import sure_steps
 from controller.fast.shapes import WagerLike
@@ -297,11 +298,11 @@ def decide_settle(s: Session, e: RoundSettled) -> Answer:
             assert rates is not None
             hit = decide_meter(meter.freeze(), rates.definition, step)
             assert isinstance(hit, ProgressiveHit)
-            s.apply_hit(hit)
+            apply_hit(s, hit)
             out.append(hit)
         else:
             if type(step) is FixedAwarded and step.hit_id:
-                s.pending_hit(step.hit_id, step.meter_id, step.amount_cents)
+                pending_hit(s, step.hit_id, step.meter_id, step.amount_cents)
             out.append(step)
     return tuple(out)
 
