@@ -49,6 +49,7 @@ GROUP = "jackpot_fast"
 #: against 252.4k interpreted: cachegrind, `bench.kafka_procs --once rm`, 2026-12-02).
 COMPILED: tuple[str, ...] = (
     "controller.fast.apply",
+    "controller.fast.contribution",
     "controller.fast.hands",
     "controller.fast.hot",
     "controller.fast.payouts",
