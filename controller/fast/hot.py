@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from controller.fast.contribution import contribution
+from controller.fast.meter_record import Meter
 from controller.fast.payouts import apply_hit, pending_hit
-from controller.fast.records import Meter, Round, Table
+from controller.fast.records import Round, Table
 from controller.fast.settle_gate import sure_steps
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts

@@ -24,7 +24,8 @@ from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
-from controller.fast.records import KNOWN_SHAPES, Meter, Table
+from controller.fast.meter_record import Meter
+from controller.fast.records import KNOWN_SHAPES, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
