@@ -49,12 +49,16 @@ GROUP = "jackpot_fast"
 #: against 252.4k interpreted: cachegrind, `bench.kafka_procs --once rm`, 2026-12-02).
 COMPILED: tuple[str, ...] = (
     "controller.fast.apply",
+    "controller.fast.contribution",
     "controller.fast.hands",
     "controller.fast.hot",
+    "controller.fast.meter_record",
+    "controller.fast.payouts",
     "controller.fast.records",
     "controller.fast.session",
     "controller.fast.settle",
     "controller.fast.settle_check",
+    "controller.fast.settle_ctx",
     "controller.fast.settle_gate",
     "controller.fast.shapes",
     "controller.fast.tables",

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from controller.fast.payouts import apply_hit, apply_seed, pending_hit
 from controller.fast.records import Round, Table
 from controller.fast.shapes import (
     ContributionLike,
@@ -107,7 +108,7 @@ def apply_voided(s: Session, e: TableRecord) -> bool:
 def apply_fixed(s: Session, e: FixedLike) -> bool:
     """`evolve` of a `FixedAwarded`: an award a floorperson verifies waits as a hit."""
     if e.hit_id:  # 649a.11(c)(8)(ii): verified by a floorperson before it is paid
-        s.pending_hit(e.hit_id, e.meter_id, int(e.amount_cents))
+        pending_hit(s, e.hit_id, e.meter_id, int(e.amount_cents))
     return True
 
 
@@ -126,12 +127,12 @@ def apply_contribution(s: Session, e: ContributionLike) -> bool:
 
 
 def _apply_seed(s: Session, e: MeterSeeded) -> bool:
-    s.apply_seed(e)
+    apply_seed(s, e)
     return True
 
 
 def _apply_hit(s: Session, e: ProgressiveHit) -> bool:
-    s.apply_hit(e)
+    apply_hit(s, e)
     return True
 
 

@@ -13,16 +13,17 @@ step for step on the mutable round.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
-from controller.fast.records import Meter, Round, Table
+from controller.fast.contribution import contribution
+from controller.fast.meter_record import Meter
+from controller.fast.payouts import apply_hit, pending_hit
+from controller.fast.records import Round, Table
 from controller.fast.settle_gate import sure_steps
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
-    ContributionRecorded,
     Event,
     FixedAwarded,
     ProgressiveHit,
@@ -42,28 +43,6 @@ if TYPE_CHECKING:
     from controller.fast.session import Session
 
 Answer = tuple[Event, ...] | None
-#: The fields `_contribution` is given, in this order; the others keep their declared defaults.
-_GIVEN: Final = (
-    "meter_id", "table_id", "round_id", "seat", "wager", "on", "wager_cents",
-    "primary_sub", "reserve_sub", "meter_seq", "occurred_at", "overflow_sub",
-)  # fmt: skip
-_DEFAULTS: Final = tuple(
-    (f.name, f.default) for f in fields(ContributionRecorded) if f.name not in _GIVEN
-)
-
-
-def _contribution(*values: object) -> ContributionRecorded:
-    """``ContributionRecorded(**dict(zip(_GIVEN, values)))``: each slot set as the frozen
-    dataclass's ``__init__`` sets it (``object.__setattr__``), without its keyword matching.
-    Compiled, each ``object.__setattr__`` is one C call, ~6x cheaper than the slot descriptor's
-    ``__set__`` that `controller.fast.build.builder` calls (``tests/controller/fast/
-    test_build.py``: equal to the constructor's, same hash and bytes)."""
-    new = object.__new__(ContributionRecorded)
-    for name, default in _DEFAULTS:
-        object.__setattr__(new, name, default)
-    for number, name in enumerate(_GIVEN):  # a `zip` would be built by keywords, for strict
-        object.__setattr__(new, name, values[number])
-    return new
 
 
 def _head(s: Session, e: TableEvent) -> tuple[TableFacts, Table, Round] | None:
@@ -199,7 +178,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
     contributions = current.contributions
     for wager, kind, cents, meter_id, record, primary, reserve, overflow, seq in priced:
-        event = _contribution(
+        event = contribution(
             meter_id,
             table_id,
             round_id,
@@ -297,11 +276,11 @@ def decide_settle(s: Session, e: RoundSettled) -> Answer:
             assert rates is not None
             hit = decide_meter(meter.freeze(), rates.definition, step)
             assert isinstance(hit, ProgressiveHit)
-            s.apply_hit(hit)
+            apply_hit(s, hit)
             out.append(hit)
         else:
             if type(step) is FixedAwarded and step.hit_id:
-                s.pending_hit(step.hit_id, step.meter_id, step.amount_cents)
+                pending_hit(s, step.hit_id, step.meter_id, step.amount_cents)
             out.append(step)
     return tuple(out)
 

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Final
 
-from immutables import Map
-
 from controller.fast.build import DECISION_EVENT, WAGER_EVENT
-from controller.fast.shapes import ContributionLike, DecisionLike, OpenedLike, WagerLike
+from controller.fast.meter_record import METER_SLOTS
+from controller.fast.shapes import DecisionLike, OpenedLike, WagerLike
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState, RoundPhase, RoundState, TableState
 from controller.model.table_events import DecisionMade, WagerPlaced
@@ -42,29 +41,9 @@ _CONTRIBUTION_FIELDS = frozenset(
 )
 
 
-#: The slots of `Table` and `Meter`, named here so `KNOWN_SHAPES` can read them: a class compiled
-#: by mypyc keeps no ``__slots__`` attribute.
+#: The slots of `Table`, named here so `KNOWN_SHAPES` can read them (`METER_SLOTS` are `Meter`'s):
+#: a class compiled by mypyc keeps no ``__slots__`` attribute.
 _TABLE_SLOTS: Final = ("last_seq", "round", "table_id")
-_METER_SLOTS: Final = (
-    "amount_sub",
-    "contributed_sub",
-    "contributions",
-    "corrected_sub",
-    "hits",
-    "meter_id",
-    "mystery_commitment",
-    "mystery_salt",
-    "mystery_sealed",
-    "mystery_trigger_cents",
-    "open_rounds",
-    "overflow_sub",
-    "paid_sub",
-    "reserve_sub",
-    "retired",
-    "seeded_sub",
-    "seq",
-    "transferred_sub",
-)
 
 
 class Round:
@@ -234,73 +213,6 @@ class Table:
         return TableState(table_id=self.table_id, last_seq=self.last_seq, round=current)
 
 
-class Meter:
-    """A meter and its running totals (`MeterState`), with ``open_rounds`` as a dict."""
-
-    __slots__ = _METER_SLOTS
-
-    def __init__(self, state: MeterState) -> None:
-        self.meter_id = state.meter_id
-        self.amount_sub = state.amount_sub
-        self.reserve_sub = state.reserve_sub
-        self.seeded_sub = state.seeded_sub
-        self.contributed_sub = state.contributed_sub
-        self.contributions = state.contributions
-        self.paid_sub = state.paid_sub
-        self.corrected_sub = state.corrected_sub
-        self.hits = state.hits
-        self.seq = state.seq
-        self.overflow_sub = state.overflow_sub
-        self.transferred_sub = state.transferred_sub
-        self.retired = state.retired
-        self.mystery_commitment = state.mystery_commitment
-        self.mystery_sealed = state.mystery_sealed
-        self.mystery_trigger_cents = state.mystery_trigger_cents
-        self.mystery_salt = state.mystery_salt
-        self.open_rounds: dict[str, tuple[str, int, int]] = dict(state.open_rounds.items())
-
-    def contribute(self, event: ContributionLike) -> None:
-        """`evolve_meter` for a `ContributionRecorded` (a part above a ceiling carried in the
-        overflow or diverted to another meter, as the event says)."""
-        primary, reserve, round_id = event.primary_sub, event.reserve_sub, event.round_id
-        pooled = primary - event.diverted_sub  # on the meter or in its overflow
-        entry = self.open_rounds.get(event.table_id)
-        if entry is not None and entry[0] == round_id:
-            self.open_rounds[event.table_id] = (round_id, entry[1] + pooled, entry[2] + reserve)
-        else:
-            self.open_rounds[event.table_id] = (round_id, pooled, reserve)
-        self.amount_sub += primary - event.overflow_sub - event.diverted_sub
-        self.reserve_sub += reserve
-        self.overflow_sub += event.overflow_sub
-        self.contributed_sub += primary + reserve
-        self.transferred_sub -= event.diverted_sub
-        self.contributions += 1
-        self.seq = event.meter_seq
-
-    def freeze(self) -> MeterState:
-        """The frozen meter."""
-        return MeterState(
-            meter_id=self.meter_id,
-            amount_sub=self.amount_sub,
-            reserve_sub=self.reserve_sub,
-            seeded_sub=self.seeded_sub,
-            contributed_sub=self.contributed_sub,
-            contributions=self.contributions,
-            paid_sub=self.paid_sub,
-            corrected_sub=self.corrected_sub,
-            hits=self.hits,
-            seq=self.seq,
-            overflow_sub=self.overflow_sub,
-            transferred_sub=self.transferred_sub,
-            retired=self.retired,
-            mystery_commitment=self.mystery_commitment,
-            mystery_sealed=self.mystery_sealed,
-            mystery_trigger_cents=self.mystery_trigger_cents,
-            mystery_salt=self.mystery_salt,
-            open_rounds=Map(self.open_rounds),
-        )
-
-
 def _names(cls: type) -> frozenset[str]:
     return frozenset(f.name for f in fields(cls))
 
@@ -309,7 +221,7 @@ def _names(cls: type) -> frozenset[str]:
 #: of the rules may add fields; until this module learns them, the session sends everything to the
 #: reference (slower, never different).
 KNOWN_SHAPES = (
-    _names(MeterState) == frozenset(_METER_SLOTS)
+    _names(MeterState) == frozenset(METER_SLOTS)
     and _names(RoundState) == _ROUND_FIELDS
     and _names(TableState) == frozenset(_TABLE_SLOTS)
     and _names(ContributionRecorded) == _CONTRIBUTION_FIELDS

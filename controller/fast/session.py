@@ -24,7 +24,8 @@ from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
-from controller.fast.records import KNOWN_SHAPES, Meter, Table
+from controller.fast.meter_record import Meter
+from controller.fast.records import KNOWN_SHAPES, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
 from controller.model.events import (
@@ -41,7 +42,6 @@ from controller.model.events import (
     MeterSeeded,
     ProgressiveHit,
 )
-from controller.model.money import SUBUNITS_PER_CENT
 from controller.model.state import FloorState, HitState, MeterState, TableState, fast_replace
 from controller.model.table_events import (
     DecisionMade,
@@ -222,36 +222,6 @@ class Session:
                 None if definition is None else MeterFacts(definition)
             )
         return facts  # type: ignore[return-value]  # False was replaced above
-
-    def pending_hit(self, hit_id: str, meter_id: str, amount_cents: int) -> None:
-        """`evolve`'s `_pending_hit`."""
-        self.hits[hit_id] = HitState(
-            hit_id=hit_id, meter_id=meter_id, amount_cents=amount_cents, status="pending_validation"
-        )
-        self.dirty_hits.add(hit_id)
-
-    def apply_hit(self, event: ProgressiveHit) -> None:
-        """`evolve` of a `ProgressiveHit`: the meter pays (and resets), the hit waits."""
-        meter = self.meter_or_new(event.meter_id)
-        if event.reset:
-            meter.open_rounds = {}
-        meter.amount_sub = event.meter_after_sub
-        meter.reserve_sub = event.reserve_after_sub
-        meter.overflow_sub = event.overflow_after_sub
-        meter.seeded_sub += event.reseed_sub
-        meter.paid_sub += event.amount_cents * SUBUNITS_PER_CENT
-        meter.hits += 1
-        meter.seq = event.meter_seq
-        self.dirty_meters.add(event.meter_id)
-        self.pending_hit(event.hit_id, event.meter_id, event.amount_cents)
-
-    def apply_seed(self, event: MeterSeeded) -> None:
-        """`evolve_meter` of a `MeterSeeded`."""
-        meter = self.meter_or_new(event.meter_id)
-        meter.amount_sub += event.amount_sub
-        meter.seeded_sub += event.amount_sub
-        meter.seq = event.meter_seq
-        self.dirty_meters.add(event.meter_id)
 
     # -- the reference, for everything not hot ---------------------------------------------------
 

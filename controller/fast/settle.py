@@ -6,7 +6,7 @@ from the farthest to the dealer's right, the own-hand wager, its Envy Bonuses, t
 dealer-hand jackpot at the policy's turn); each function below names the reference function it
 mirrors. What differs is only how often work is done:
 
-* each hand is formed once per round and hand source (`_Ctx.hand`): a seat's hand serves its own
+* each hand is formed once per round and hand source (`Ctx.hand`): a seat's hand serves its own
   wager and every other player's Envy Bonus check, and two meters judged on the same source
   (649a.12(h) and (i) both on five cards) share it; the cards are read once (`settle_check`);
 * the qualifying Envy Bonus hands of a wager kind are found once per Envy table (`_qualifying`):
@@ -24,95 +24,20 @@ from fractions import Fraction
 from operator import attrgetter
 
 from controller.config.floor import FloorConfig, TableDef
-from controller.fast.hands import Hand, formed
+from controller.fast.hands import Hand
 from controller.fast.hands import cards as shown
 from controller.fast.records import Round
 from controller.fast.settle_check import SettledCards
+from controller.fast.settle_ctx import DEALER, Ctx, Qualifying
 from controller.fast.shapes import WagerLike
 from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
-from controller.model.games import GAMES, PROGRESSIVE_WAGERS, GameRules
+from controller.model.games import PROGRESSIVE_WAGERS
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep
 
-DEALER = "dealer"
-Target = int | str  # a seat, or DEALER
-Qualifying = list[tuple[int, str, Hand]]  # (holder seat, Envy name, hand), settlement order
 _SEAT = attrgetter("seat")
-
-
-class _Ctx:
-    __slots__ = (
-        "bonus_drawn",
-        "cards",
-        "config",
-        "envy",
-        "folded",
-        "formed",
-        "hands",
-        "out",
-        "round_id",
-        "rules",
-        "settled",
-        "table",
-        "wagers",
-    )
-
-    def __init__(
-        self,
-        config: FloorConfig,
-        table: TableDef,
-        current: Round,
-        settled: RoundSettled,
-        cards: SettledCards,
-    ) -> None:
-        self.config = config
-        self.table = table
-        self.round_id = current.round_id
-        self.wagers = current.wagers
-        self.settled = settled
-        self.hands = dict(settled.seats)
-        self.cards = cards
-        self.folded = cards.folded
-        self.rules: GameRules = GAMES[current.game]
-        self.formed: dict[tuple[str, Target], Hand] = {}
-        # (meter, wager kind, amount) -> the qualifying Envy hands (`_qualifying`)
-        self.envy: dict[tuple[str, str, int], Qualifying] = {}
-        # 649a.12(i)(3): no Magic Card and no Lucky Bonus draw, no bonus to look for
-        self.bonus_drawn = settled.magic_card is not None or settled.random_seat is not None
-        self.out: list[SettlementStep] = []
-
-    def forfeited(self, wager: WagerLike) -> bool:
-        """`_forfeited`: 649a.11(b), a fold forfeits the wagers the game does not protect."""
-        return wager.seat in self.folded and wager.wager not in self.rules.survives_fold
-
-    def target(self, wager: WagerLike) -> Target:
-        """Whose hand `_target_cards` reads."""
-        on = wager.on
-        if on == DEALER:
-            return DEALER
-        return int(on.removeprefix("seat:")) if on.startswith("seat:") else wager.seat
-
-    def texts(self, target: Target) -> tuple[str, ...]:
-        """`_target_cards`: the cards as the event gave them."""
-        return self.settled.dealer if target == DEALER else self.hands[target]  # type: ignore[index]
-
-    def hand(self, source: str, target: Target) -> Hand:
-        """`_form` of ``target``'s cards, formed once per round and source (the dealer's cards
-        and the community cards are the round's own, so the target and the source name it)."""
-        key = (source, target)
-        hand = self.formed.get(key)
-        if hand is None:
-            cards = self.cards
-            if target == DEALER:
-                if source == "five_of_six":  # the dealer's cards twice: the reference refuses
-                    raise LookupError(source)
-                own = cards.dealer
-            else:
-                own = cards.seats[target]  # type: ignore[index]  # an int here
-            hand = self.formed[key] = formed(source, own, cards.dealer, cards.community)
-        return hand
 
 
 def settle(
@@ -127,7 +52,7 @@ def settle(
     """`settle_round`: every progressive award of the round, in settlement order. ``cards``
     are the settlement's cards as `settle_check.read` read them; ``meter_facts`` gives each
     meter's definition of ``config`` with its tables as dicts."""
-    ctx = _Ctx(config, table, current, settled, cards)
+    ctx = Ctx(config, table, current, settled, cards)
     by_kind = cards.by_kind
     for kind in PROGRESSIVE_WAGERS:
         meter_id = table.links.get(kind)
@@ -143,7 +68,7 @@ def settle(
     return ctx.out
 
 
-def _settle_kind(ctx: _Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]) -> None:
+def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]) -> None:
     """649a.11(c): players from the farthest to the dealer's right (`settlement_order`: the
     highest seat first), each seat's wagers in the order placed; the dealer-hand jackpot at the
     turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open)."""
@@ -169,7 +94,7 @@ def _settle_kind(ctx: _Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike
         _dealer_hand(ctx, facts, dealer_wagers)
 
 
-def _own_or_other_hand(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+def _own_or_other_hand(ctx: Ctx, facts: MeterFacts, wager: WagerLike) -> None:
     """The hand the wager is on (unless a fold forfeited it, 649a.11(b)), paid under its most
     specific name the paytable lists (`_paying`), its bonuses, then the wager's Envy Bonuses."""
     seat, on = wager.seat, wager.on
@@ -188,7 +113,7 @@ def _own_or_other_hand(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
         _envy(ctx, facts, wager)
 
 
-def _dealer_hand(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
+def _dealer_hand(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     """649a.12(i)(2): each player who wagered on the dealer's hand is paid on it."""
     hand = ctx.hand(facts.source, DEALER)
     pays = facts.pays
@@ -198,7 +123,7 @@ def _dealer_hand(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     _bonuses(ctx, facts, wagers)
 
 
-def _award(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, name: str) -> None:
+def _award(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, name: str) -> None:
     """`_award` of ``hand``, paid as ``name``: `_paying`'s answer, the hand's first (most
     specific) name the paytable lists; only the highest hand formed is paid (649a.12(e)(2),
     (h)(2), (i)(2), (j)(2))."""
@@ -228,7 +153,7 @@ def _award(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, na
 
 
 def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
-    ctx: _Ctx,
+    ctx: Ctx,
     facts: MeterFacts,
     wager: WagerLike,
     name: str,
@@ -261,7 +186,7 @@ def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     )
 
 
-def _bonuses(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
+def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     """649a.12(i)(3) Magic Card and Lucky Bonus, as the reference's `_bonuses` pays them."""
     for name, award in facts.definition.progressive.bonuses:
         for wager in wagers:
@@ -271,7 +196,7 @@ def _bonuses(ctx: _Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
                 ctx.out.append(_fixed(ctx, facts, wager, name, cards, amount))
 
 
-def _bonus_applies(ctx: _Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]) -> bool:
+def _bonus_applies(ctx: Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]) -> bool:
     if name == "magic_card":
         magic = ctx.settled.magic_card  # compared as text, as the reference compares it
         return magic is not None and magic.lower() in {c.lower() for c in cards}
@@ -282,7 +207,7 @@ def _bonus_applies(ctx: _Ctx, wager: WagerLike, name: str, cards: tuple[str, ...
     return lucky == (str(wager.seat) if wager.on == "own" else target)
 
 
-def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+def _envy(ctx: Ctx, facts: MeterFacts, wager: WagerLike) -> None:
     """649a.11(c)(5)(v), (7)(v), (9)(v): an Envy Bonus for each *other* player holding a
     qualifying hand, by the receiving player's wager (649a.12(e)(5)); a fold keeps the
     eligibility where the game says so (649a.11(b)(2))."""
@@ -312,7 +237,7 @@ def _envy(ctx: _Ctx, facts: MeterFacts, wager: WagerLike) -> None:
             )
 
 
-def _qualifying(ctx: _Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int]) -> Qualifying:
+def _qualifying(ctx: Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int]) -> Qualifying:
     """The holders of a qualifying hand for an Envy table of ``kind`` (`_envy_holders`, but
     the receiving player's own seat, which `_envy` skips), highest seat first
     (`settlement_order`), each with the hand's first name the table lists."""

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.fast.build import DECISION_EVENT, WAGER_EVENT, builder
-from controller.fast.hot import _contribution
+from controller.fast.contribution import contribution
 from controller.model.events import ContributionRecorded
 from controller.model.table_events import DecisionMade, WagerPlaced
 from streams.codec import encode
@@ -24,7 +24,7 @@ SUB = st.integers(min_value=0, max_value=10**15)
 @given(st.tuples(TEXT, TEXT, TEXT, st.integers(1, 9), TEXT, TEXT, SUB, SUB, SUB, SUB, TEXT, SUB))
 def test_a_contribution_is_built_as_its_constructor_builds_it(values: tuple[object, ...]) -> None:
     expected = ContributionRecorded(**dict(zip(GIVEN, values, strict=True)))  # type: ignore[arg-type]
-    for build in (builder(ContributionRecorded, GIVEN), _contribution):
+    for build in (builder(ContributionRecorded, GIVEN), contribution):
         built = build(*values)
         assert type(built) is ContributionRecorded
         assert built == expected

@@ -1,0 +1,96 @@
+"""The one round's settlement context of `controller.fast.settle`: the round's wagers, cards and
+hands, the hands formed so far and the Envy holders found so far, and the steps written.
+
+Its own module because it is the state every step of the settlement reads and the caches that
+make the fast settlement fast (each hand formed once per round and source, each Envy table's
+holders found once); the steps themselves, mirroring the reference's functions, stay in
+`controller.fast.settle`.
+"""
+
+from __future__ import annotations
+
+from controller.config.floor import FloorConfig, TableDef
+from controller.fast.hands import Hand, formed
+from controller.fast.records import Round
+from controller.fast.settle_check import SettledCards
+from controller.fast.shapes import WagerLike
+from controller.model.games import GAMES, GameRules
+from controller.model.table_events import RoundSettled
+from controller.rules.settlement import SettlementStep
+
+DEALER = "dealer"
+Target = int | str  # a seat, or DEALER
+Qualifying = list[tuple[int, str, Hand]]  # (holder seat, Envy name, hand), settlement order
+
+
+class Ctx:
+    __slots__ = (
+        "bonus_drawn",
+        "cards",
+        "config",
+        "envy",
+        "folded",
+        "formed",
+        "hands",
+        "out",
+        "round_id",
+        "rules",
+        "settled",
+        "table",
+        "wagers",
+    )
+
+    def __init__(
+        self,
+        config: FloorConfig,
+        table: TableDef,
+        current: Round,
+        settled: RoundSettled,
+        cards: SettledCards,
+    ) -> None:
+        self.config = config
+        self.table = table
+        self.round_id = current.round_id
+        self.wagers = current.wagers
+        self.settled = settled
+        self.hands = dict(settled.seats)
+        self.cards = cards
+        self.folded = cards.folded
+        self.rules: GameRules = GAMES[current.game]
+        self.formed: dict[tuple[str, Target], Hand] = {}
+        # (meter, wager kind, amount) -> the qualifying Envy hands (`_qualifying`)
+        self.envy: dict[tuple[str, str, int], Qualifying] = {}
+        # 649a.12(i)(3): no Magic Card and no Lucky Bonus draw, no bonus to look for
+        self.bonus_drawn = settled.magic_card is not None or settled.random_seat is not None
+        self.out: list[SettlementStep] = []
+
+    def forfeited(self, wager: WagerLike) -> bool:
+        """`_forfeited`: 649a.11(b), a fold forfeits the wagers the game does not protect."""
+        return wager.seat in self.folded and wager.wager not in self.rules.survives_fold
+
+    def target(self, wager: WagerLike) -> Target:
+        """Whose hand `_target_cards` reads."""
+        on = wager.on
+        if on == DEALER:
+            return DEALER
+        return int(on.removeprefix("seat:")) if on.startswith("seat:") else wager.seat
+
+    def texts(self, target: Target) -> tuple[str, ...]:
+        """`_target_cards`: the cards as the event gave them."""
+        return self.settled.dealer if target == DEALER else self.hands[target]  # type: ignore[index]
+
+    def hand(self, source: str, target: Target) -> Hand:
+        """`_form` of ``target``'s cards, formed once per round and source (the dealer's cards
+        and the community cards are the round's own, so the target and the source name it)."""
+        key = (source, target)
+        hand = self.formed.get(key)
+        if hand is None:
+            cards = self.cards
+            if target == DEALER:
+                if source == "five_of_six":  # the dealer's cards twice: the reference refuses
+                    raise LookupError(source)
+                own = cards.dealer
+            else:
+                own = cards.seats[target]  # type: ignore[index]  # an int here
+            hand = self.formed[key] = formed(source, own, cards.dealer, cards.community)
+        return hand
