@@ -89,7 +89,7 @@ def divert_from_bytes(raw: bytes) -> DivertOp:
             occurred_at=str(fields["occurred_at"]),
         )
         op = DivertOp(claim, int(body["from_seq"]))
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as exc:  # 1e999
         msg = f"not a divert record: {exc!r}"
         raise InvalidEvent(msg) from exc
     if claim.meter_id != str(body["meter_id"]) or claim.amount_sub <= 0 or op.from_seq <= 0:

@@ -205,7 +205,7 @@ def reference_op_from_bytes(payload: bytes) -> MeterOp:
             str(body["occurred_at"]),
             claim,
         )
-    except (ValueError, KeyError, TypeError, RecursionError) as exc:  # deep nesting: no crash
+    except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as exc:  # 1e999
         msg = f"not a meter operation: {exc!r}"
         raise InvalidEvent(msg) from exc
 

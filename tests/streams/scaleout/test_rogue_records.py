@@ -19,6 +19,7 @@ from controller.config.floor import load_floor_config
 from controller.model.errors import InvalidEvent
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
+from streams.scaleout.diverts import divert_from_bytes, is_divert
 from streams.scaleout.ingest import TableEventProducer
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.records import SourcePos
@@ -104,6 +105,28 @@ def test_a_deeply_nested_meter_claim_is_invalid_not_a_crash() -> None:
     """The meter processor dead-letters an `InvalidEvent`; a RecursionError failed its batch."""
     with pytest.raises(InvalidEvent, match="not a meter operation"):
         op_from_bytes(b"[" * 100_000 + b"]" * 100_000)
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"-1e999", b"Infinity", b"NaN"])
+def test_a_meter_claim_with_an_endless_number_is_invalid_not_a_crash(number: bytes) -> None:
+    """json reads ``1e999`` as inf and ``int(inf)`` raises OverflowError, which escaped the
+    reader and failed the worker's batch on every restart (found by Hypothesis): it is an
+    `InvalidEvent` for the meter processor to dead-letter like any other damaged claim."""
+    claim = (b'{"kind": "seed", "meter_id": "m", "table_id": "t", "table_seq": ' + number
+             + b', "index": 0, "occurred_at": "z"}')  # fmt: skip
+    with pytest.raises(InvalidEvent, match="not a meter operation"):
+        op_from_bytes(claim)
+
+
+@pytest.mark.parametrize("number", [b"1e999", b"-1e999", b"Infinity"])
+def test_a_divert_with_an_endless_number_is_invalid_not_a_crash(number: bytes) -> None:
+    """The divert reader had the same OverflowError as the claim reader above."""
+    record = (b'{"kind":"divert","meter_id":"m2","from_seq":3,"claim":{"meter_id":"m2",'
+              b'"from_meter_id":"m1","table_id":"t","round_id":"r","amount_sub":' + number
+              + b',"occurred_at":"z"}}')  # fmt: skip
+    assert is_divert(record)
+    with pytest.raises(InvalidEvent, match="not a divert record"):
+        divert_from_bytes(record)
 
 
 @pytest.mark.parametrize(
