@@ -58,6 +58,7 @@ def decide(
     with ``local``, an accepted table event's claims on owned meters applied in the batch
     (`streams.scaleout.local_apply`)."""
     batch = Batch(time.monotonic(), records=len(records))
+    applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     for message in records:
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
         lane, state = lanes[topic], states[(topic, part)]
@@ -69,13 +70,14 @@ def decide(
         pos = source_pos(topic, part, offset or 0, message.timestamp()[1])
         result = lane.process(record, text_key, as_bytes(message.value()), pos)
         if local is not None and result.outcome == "accepted" and lane.name == "round":
-            meter_outcomes = batch.outcomes.setdefault("meter", [])
-            result = local.applied(result, batch.states, batch.progress, meter_outcomes, states)
+            result = local.applied(result, batch.states, batch.progress, applied, states)
         batch.outcomes.setdefault(lane.name, []).append(result.outcome)
         batch.outputs.setdefault(lane.name, []).extend(result.outputs)
         if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
             pending[key_bytes] = result.record
         batch.progress[(topic, part)] = (offset or 0) + 1
+    if applied:
+        batch.outcomes.setdefault("meter", []).extend(applied)
     return batch
 
 

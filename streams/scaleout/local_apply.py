@@ -30,10 +30,12 @@ as this claim having been written to the topic and read before them, which any i
 two workers' commits can give: the meter's single writer applying its operations one at a time
 in some order consistent with each table's own order IS its total order, on the topic or here.
 
-Not applied here (they stay claims on the topic): a meter this worker does not own, a meter
-with no state yet or whose partition has no progress (its seed is still in the topic), a meter
-the configuration does not name, and the diverts a meter makes (the target applies them once by
-its own watermark per source meter).
+A meter with no state yet is seeded by its first claim applied here, as the meter lane seeds a
+meter whose first claim comes before its provisioning ``seed`` (that seed is then a no-op).
+Not applied here (they stay claims on the topic): a meter this worker does not own or whose
+partition has no progress to commit (`streams.scaleout.ownership` sets it on assignment), a
+meter the configuration does not name, and the diverts a meter makes (the target applies them
+once by its own watermark per source meter).
 """
 
 from __future__ import annotations
@@ -120,10 +122,10 @@ class LocalApply:
                 continue
             op = op_from_bytes(out.value)
             where, key = self.where(op.meter_id), op.meter_id.encode()
-            meter = self._meter(where, key, batch_states, states)
+            owned, meter = self._meter(where, key, batch_states, states)
             done = None
-            if meter is not None and _caught_up(meter, op.table_id, owed.get(op.meter_id)):
-                done = self._meters.local(meter, op)
+            if owned and _caught_up(meter, op.table_id, owed.get(op.meter_id)):
+                done = self._meters.local(meter, op, where[1])
             if done is None or done.record is None:
                 outputs.append(out)
                 owed[op.meter_id] = (op.table_seq, op.index)
@@ -144,22 +146,23 @@ class LocalApply:
         key: bytes,
         batch_states: dict[Where, dict[bytes, Any]],
         states: Mapping[Where, PartitionState[Any]],
-    ) -> MeterRecord | None:
-        """The meter's record as it stands (this batch's first), if this worker owns it and its
-        partition has progress; else None (the claim goes to the topic)."""
+    ) -> tuple[bool, MeterRecord | None]:
+        """Whether this worker owns the meter's partition and it has progress (else the claim
+        goes to the topic), and the meter's record as it stands (this batch's first; None: not
+        seeded yet)."""
         state = states.get(where)
         if state is None or state.progress is None:
-            return None
+            return False, None
         pending = batch_states.get(where)
         if pending is not None and key in pending:
             found: MeterRecord = pending[key]
-            return found
-        return state.get(key)
+            return True, found
+        return True, state.get(key)
 
 
-def _caught_up(meter: MeterRecord, table_id: str, owed: tuple[int, int] | None) -> bool:
+def _caught_up(meter: MeterRecord | None, table_id: str, owed: tuple[int, int] | None) -> bool:
     """Whether every claim the table wrote to the topic for this meter has been applied."""
     if owed is None:
         return True
-    mark = meter.marks.get(table_id)
+    mark = None if meter is None else meter.marks.get(table_id)
     return mark is not None and mark >= owed

@@ -143,16 +143,20 @@ class MeterProcessor:
             return Processed("dead_letter", record.stamped(pos) if record else None, (out,))
         return self._operate(record, op, definition, pos)
 
-    def local(self, record: MeterRecord, op: MeterOp) -> Processed[MeterRecord] | None:
+    def local(
+        self, record: MeterRecord | None, op: MeterOp, partition: int
+    ) -> Processed[MeterRecord] | None:
         """A table's claim applied by the round lane's batch, not read from the topic
         (`streams.scaleout.local_apply`): the same steps as `process` after the parse, the record
         left stamped with the last topic input it reflects (a local claim has no place in the
-        meter-claims log); None for a meter the configuration does not name (it goes to the
-        topic, whose reader dead-letters it as ever)."""
+        meter-claims log; a meter seeded by it reflects none: offset -1, so its provisioning
+        ``seed``, read later, is the no-op a seed for a meter with state is); None for a meter
+        the configuration does not name (it goes to the topic, whose reader dead-letters it)."""
         definition = self._config.meters.get(op.meter_id)
         if definition is None or op.claim is None:
             return None
-        pos = source_pos(self._names.meter_claims, record.partition, record.offset, 0)
+        at = (partition, -1) if record is None else (record.partition, record.offset)
+        pos = source_pos(self._names.meter_claims, *at, 0)
         return self._operate(record, op, definition, pos)
 
     def _operate(

@@ -46,13 +46,16 @@ def _fixed_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(mystery, "draw", fixed_draw)
 
 
-def worlds(text: str, count: int, seed: int) -> tuple[World, World]:
-    """A world applying locally and one writing every claim to the topic, fed the same lines."""
+def worlds(text: str, count: int, seed: int, *, seeded: bool = True) -> tuple[World, World]:
+    """A world applying locally and one writing every claim to the topic, fed the same lines;
+    ``seeded``: the provisioning seeds applied first (else the local world's first claims seed
+    the meters and the seeds come after)."""
     pair = World(text, KEY), World(text, KEY, local=False)
     for world in pair:
         for table, value in disturbed(text, count, seed, 0.3):
             world.append(NAMES.table_events, table, value)
-        world.drain()  # the seeds
+        if seeded or world is pair[1]:
+            world.drain()
     return pair
 
 
@@ -110,13 +113,16 @@ def test_a_claim_left_in_the_topic_is_applied_before_the_tables_next_one() -> No
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(seed=st.integers(0, 2**32 - 1), text=st.sampled_from([PLAIN, DEMO]))
-def test_ownership_moving_under_any_schedule_loses_no_claim(seed: int, text: str) -> None:
+@given(seed=st.integers(0, 2**32 - 1), text=st.sampled_from([PLAIN, DEMO]), seeded=st.booleans())
+def test_ownership_moving_under_any_schedule_loses_no_claim(
+    seed: int, text: str, seeded: bool
+) -> None:
     """Partitions of meter-claims come and go between batches, their backlog applied sometimes
-    by this worker, sometimes by another, batches decided and dropped (a migrated commit), and
-    every contribution is counted once: each meter's total equals the topic's."""
+    by this worker, sometimes by another, batches decided and dropped (a migrated commit), the
+    meters seeded by the provisioning seeds or by their first claim applied locally, and every
+    contribution is counted once: each meter's total equals the topic's."""
     rng = random.Random(seed)  # a repeatable schedule
-    local, topic = worlds(text, 300, seed)
+    local, topic = worlds(text, 300, seed, seeded=seeded)
     while busy(local):
         owned = [p for p in range(PARTS) if rng.random() < 0.6]
         batch = local.table_batch(owned, rng.randint(1, 25))
@@ -140,3 +146,24 @@ def test_the_guard_is_what_keeps_the_trap_shut(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(local_apply, "_caught_up", lambda meter, table, owed: True)
     with pytest.raises(AssertionError):
         test_a_claim_left_in_the_topic_is_applied_before_the_tables_next_one()
+
+
+def test_a_meter_is_seeded_once_by_its_first_local_claim() -> None:
+    """Claims decided before the provisioning seeds are read (a fresh deployment with a
+    backlog) seed their meters locally; the seeds read later change nothing."""
+    local, topic = worlds(PLAIN, 300, 11, seeded=False)
+    while busy(local):
+        local.commit(local.table_batch(range(PARTS), 40))
+    written = sum(len(local.logs[(NAMES.meter_claims, p)]) for p in range(PARTS))
+    assert written == len(local.meters())  # the seeds only: every claim applied locally
+    local.drain()  # the seeds, last
+    while busy(topic):
+        topic.commit(topic.table_batch((), 40))
+        topic.drain()
+    assert money(local) == money(topic)
+    assert seeds(local) == seeds(topic)  # once each, and once after each hit's reset
+
+
+def seeds(world: World) -> Counter[str]:
+    """The meter events that seeded a meter, per meter."""
+    return Counter(o.key for o in world.produced if b'"type":"meter_seeded"' in o.value)
