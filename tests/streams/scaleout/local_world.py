@@ -8,9 +8,9 @@ as bytes and back (a restore), so what survives a crash is what the worker would
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
+from bench.kafka_local_probe import Consumed
 from controller.config.floor import load_floor_config
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
@@ -23,36 +23,7 @@ from streams.scaleout.store import Lane, PartitionState
 
 NAMES = TopicNames("local")
 PARTS = 3
-STAMP_MS = 1_796_000_000_000
 Where = tuple[str, int]
-
-
-@dataclass(frozen=True, slots=True)
-class Msg:
-    """What `decide` reads of a consumed record (a confluent-kafka ``Message``'s methods)."""
-
-    where: Where
-    at: int
-    key_bytes: bytes | None
-    raw: bytes
-
-    def topic(self) -> str:
-        return self.where[0]
-
-    def partition(self) -> int:
-        return self.where[1]
-
-    def offset(self) -> int:
-        return self.at
-
-    def key(self) -> bytes | None:
-        return self.key_bytes
-
-    def value(self) -> bytes:
-        return self.raw
-
-    def timestamp(self) -> tuple[int, int]:
-        return (1, STAMP_MS)
 
 
 class World:
@@ -98,11 +69,11 @@ class World:
         part = 0 if key_bytes is None else key_partition(key_bytes, PARTS)
         self.logs[(topic, part)].append((key_bytes, value))
 
-    def pending(self, where: Where, limit: int) -> list[Msg]:
+    def pending(self, where: Where, limit: int) -> list[Consumed]:
         """Up to ``limit`` records of a partition after its committed progress."""
         start = self.store[where].progress or 0
         log = self.logs[where][start : start + limit]
-        return [Msg(where, start + i, k, v) for i, (k, v) in enumerate(log)]
+        return [Consumed(where, start + i, k, v) for i, (k, v) in enumerate(log)]
 
     def table_batch(self, owned: Iterable[int], limit: int) -> Batch:
         """This worker's batch: table events of every table partition, then the claims of the
