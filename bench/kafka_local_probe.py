@@ -7,17 +7,22 @@ them, all partitions owned. ``local``: claims applied in the round lane's batch
 (`streams.scaleout.local_apply`). ``topic``: every claim written, then read back and decided by
 the meter lane in a batch of its own (main's path). Both write what the loop writes per batch:
 each output's value and each touched key's state record (`TxLoop._write_state`). Prints the
-events, the meter-claims records and the seconds of CPU.
+events, the meter-claims records and the seconds of CPU. ``BENCH_PROBE_LINES=<file>``: the
+input lines read from (first written to) that file, so that a cachegrind count holds the
+worker's work and not the simulator's.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench.workload import events, example_floor, to_line
+from controller.config.floor import FloorConfig
 from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout.batch import Batch, decide
 from streams.scaleout.local_apply import LocalApply, key_partition
@@ -28,6 +33,7 @@ from streams.scaleout.store import Lane, PartitionState
 NAMES = TopicNames("probe")
 PARTS = 6
 BATCH = 500
+LINES_ENV = "BENCH_PROBE_LINES"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +110,7 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
     states: dict[tuple[str, int], PartitionState[Any]] = {
         (t, p): PartitionState(progress=0) for t in lanes for p in range(PARTS)
     }
-    lines = [(str(e["table_id"]).encode(), to_line(e)) for e in events(config, count, 20261129)]
+    lines = _lines(config, count)
     ends: dict[int, int] = {}
     written, started = 0, time.process_time()
     for start in range(0, len(lines), BATCH):
@@ -121,6 +127,20 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
             _commit(claimed, states)
             _written(claimed, lanes, ends)
     return len(lines), written, time.process_time() - started
+
+
+def _lines(config: FloorConfig, count: int) -> list[tuple[bytes, bytes]]:
+    """(key, line) of the first ``count`` events, from `LINES_ENV`'s file if it is set (written
+    there on first use: the simulation's own instructions stay out of a cachegrind count)."""
+    path = os.environ.get(LINES_ENV)
+    if path and Path(path).exists():
+        got = [line.split(b"\t", 1) for line in Path(path).read_bytes().splitlines()[:count]]
+        if len(got) == count:
+            return [(key, line) for key, line in got]
+    lines = [(str(e["table_id"]).encode(), to_line(e)) for e in events(config, count, 20261129)]
+    if path:
+        Path(path).write_bytes(b"".join(key + b"\t" + line + b"\n" for key, line in lines))
+    return lines
 
 
 def main() -> None:
