@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install the project with its edge and dev extras
 
-fast: $(STAMP) ## compile the fast path with mypyc into build/mypyc (if stale; interpreted if it cannot)
+fast: $(STAMP) ## build the fast path (mypyc into build/mypyc, the native crate with cargo into build/native) if stale; Python if it cannot
 	$(PY) scripts/build_fast.py
 
 system-deps: ## install the Debian packages the tests use (redis-server, chromium, prometheus)

@@ -32,6 +32,7 @@ from bench.common import (
     rates,
     stopwatch,
 )
+from streams import native
 from streams.adapters.sqlite import SqliteLog
 from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
@@ -129,6 +130,8 @@ def run_rows(settings: Settings) -> list[Row]:
             "rejected": engine.statuses["rejected"],
             "records_per_event": round(engine.records / len(raws), 3),
             "log_dir": str(Path(folder).parent),
+            # whether the native hot path ran (make fast, cargo) or the Python path, and why
+            "native": str(native.mode()),
         }
     return [
         rate_row(

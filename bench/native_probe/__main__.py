@@ -35,7 +35,7 @@ from types import ModuleType
 from streams.adapters.sqlite import SqliteLog
 from streams.door.contract_structs import HeartbeatStruct
 from streams.door.fast_decode import try_decode_line
-from streams.embedded.lines import _HOT, _payload
+from streams.embedded.lines import _HOT, _struct_payload
 from streams.ports import LogRecord
 
 CRATE = Path(__file__).parent
@@ -87,7 +87,7 @@ def python_payload(line: bytes) -> LogRecord:
     assert struct is not None
     assert not isinstance(struct, HeartbeatStruct)
     plan = _HOT[type(struct)][1]
-    return LogRecord(struct.table_id, _payload(struct, plan), struct.event_id, RECEIVED)
+    return LogRecord(struct.table_id, _struct_payload(struct, plan), struct.event_id, RECEIVED)
 
 
 def cpu(call: Callable[[], object]) -> float:

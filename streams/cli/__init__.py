@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from streams import compiled
+from streams import compiled, native
 from streams.cli.common import OneLineParser, run_handler
 
 #: Every subcommand: its module, and the extra its imports need ("" for the base install).
@@ -52,14 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 class _Version(argparse.Action):
     """``jackpot --version``: the package's version and whether the fast path runs its mypyc
-    build (`streams.compiled`), found out only when asked."""
+    build (`streams.compiled`) and its native hot path (`streams.native`), found out only when
+    asked."""
 
     def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kw: object) -> None:
         try:
             version = metadata.version(PACKAGE)
         except metadata.PackageNotFoundError:
             version = "unknown"
-        parser.exit(0, f"jackpot {version}; fast path {compiled.mode()}\n")
+        parser.exit(0, f"jackpot {version}; fast path {compiled.mode()}; {native.mode()}\n")
 
 
 def _add_missing(sub: Any, name: str, extra: str, missing: str) -> None:

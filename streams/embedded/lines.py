@@ -30,7 +30,7 @@ import msgspec
 
 from controller.fast import Session
 from controller.model.errors import RuleViolation
-from controller.model.events import Event
+from controller.model.events import ContributionRecorded, Event
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -38,6 +38,7 @@ from controller.model.table_events import (
     WagerPlaced,
     WagersLocked,
 )
+from streams import native
 from streams.codec import encode, record_key
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
@@ -65,6 +66,11 @@ from streams.embedded.received import ahead_reason
 
 Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
+#: The native writer of a vouched hot line's payload (`streams.native`), if this process runs it.
+_NATIVE: Final = native.payload_writer()
+#: The native writer of a contribution's record, if this process runs it and the class still has
+#: the fields it writes (``src/contribution.rs``).
+_CONTRIBUTION: Final = native.contribution_writer(ContributionRecorded)
 
 
 def _hot() -> dict[type, tuple[Decider, Plan]]:
@@ -149,7 +155,7 @@ def _hot_line(
     if refusal:
         out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
         return
-    event_id, table_id, payload = struct.event_id, struct.table_id, _payload(struct, plan)
+    event_id, table_id, payload = struct.event_id, struct.table_id, _payload(line, struct, plan)
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
     ahead = ahead_reason(struct.occurred_at, ctx.latest)
@@ -171,7 +177,18 @@ def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Em
     return session.reference(round_event(struct))  # refused or unusual: the reference words it
 
 
-def _payload(struct: RoundStruct, plan: Plan) -> bytes:
+def _payload(line: bytes, struct: RoundStruct, plan: Plan) -> bytes:
+    """`encode` of the struct's event: natively from the line when it is built and sure of its
+    spelling (`streams.native`, ``src/hot_line.rs``), else its plan's record, or (an escape needed)
+    the event's."""
+    if _NATIVE is not None:
+        written = _NATIVE(line)
+        if written is not None:
+            return written
+    return _struct_payload(struct, plan)
+
+
+def _struct_payload(struct: RoundStruct, plan: Plan) -> bytes:
     """`encode` of the struct's event: its plan's record, or (an escape needed) the event's."""
     out = _WRITE.encode(plan(struct))
     if out.isascii() and b"\\" not in out and b"\x7f" not in out:
@@ -188,5 +205,15 @@ def _log(out: Decided, produced: tuple[Emitted, ...], payload: bytes | None, now
             continue
         frozen = recorded(event)
         dedupe = frozen.event_id if isinstance(frozen, TableEventBase) else ""
-        out.records.append(new_record(record_key(frozen), encode(frozen), dedupe, now))
+        out.records.append(new_record(record_key(frozen), _encode(frozen), dedupe, now))
     out.events.extend(produced)
+
+
+def _encode(event: Event) -> bytes:
+    """`encode`, a contribution's natively when it is built (`streams.native`) and needs no
+    escape."""
+    if _CONTRIBUTION is not None and type(event) is ContributionRecorded:
+        written = _CONTRIBUTION(event)
+        if written is not None:
+            return written
+    return encode(event)

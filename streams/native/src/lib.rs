@@ -1,0 +1,33 @@
+//! The native hot path of the embedded engine (issue 14; `streams.native` loads it).
+//!
+//! `payload(line)`: a vouched hot line's log payload, written from the line (`hot_line.rs`).
+//! `contribution(event)`: a `ContributionRecorded`'s record (the lock's commonest derived
+//! record), written from its fields (`contribution.rs`).
+
+mod contribution;
+mod hot_line;
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+/// `streams.codec.encode` of the table event a vouched hot line holds, or None: see
+/// `hot_line.rs`. Anything but bytes gives None.
+#[pyfunction]
+fn payload<'py>(py: Python<'py>, line: &Bound<'py, PyAny>) -> Option<Bound<'py, PyBytes>> {
+    let bytes = line.downcast::<PyBytes>().ok()?;
+    hot_line::write_payload(bytes.as_bytes()).map(|out| PyBytes::new_bound(py, &out))
+}
+
+/// The build's own name for itself: which sources `streams.native` loaded.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(payload, module)?)?;
+    module.add_function(wrap_pyfunction!(version, module)?)?;
+    module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
+    Ok(())
+}
