@@ -17,21 +17,18 @@ again before its backlog is read depends on the fetches. ~1 minute.
 from __future__ import annotations
 
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
 from tests.integration.services import require_kafka
-from tests.integration.test_kafka_faults import Feeder
-from tests.integration.test_kafka_parity import Worker, deploy, simulate, wait_caught_up
+from tests.integration.test_kafka_parity import wait_caught_up
 from tests.integration.test_kafka_rebalance import (
-    TABLE_PARTITIONS,
     _check_result,
-    _folder,
     _holders,
     _signal,
     await_assignment,
+    staged,
 )
 
 pytestmark = pytest.mark.integration
@@ -44,11 +41,9 @@ def test_a_meters_backlog_is_applied_before_a_tables_next_claim(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bootstrap = require_kafka()
-    started = time.monotonic()
-    events = simulate(tmp_path, rounds=ROUNDS, seed=1313)
-    names = deploy(bootstrap, table_partitions=TABLE_PARTITIONS)
-    workers = {slot: Worker(bootstrap, names, _folder(tmp_path, slot)) for slot in "ab"}
-    feeder = Feeder(bootstrap, names, events, per_s=FEED_PER_S)
+    events, names, workers, feeder = staged(
+        tmp_path, bootstrap, "ab", rounds=ROUNDS, seed=1313, per_s=FEED_PER_S
+    )
     try:
         workers["a"].start(slot="a")
         workers["b"].start(slot="b")
@@ -73,10 +68,7 @@ def test_a_meters_backlog_is_applied_before_a_tables_next_claim(
             slot: sorted(f"{t.rsplit('.', 1)[1]}[{p}]" for t, p in tps)
             for slot, tps in held.items()
         }
-        print(
-            f"\nkafka local order: {split}, {victim} killed; {len(feeder.lines)} lines; "
-            f"{time.monotonic() - started:.0f}s"
-        )
+        print(f"\nkafka local order: {split}, {victim} killed; {len(feeder.lines)} lines")
 
 
 def _claims_held(held: set[tuple[str, int]], claims: str) -> int:
