@@ -25,7 +25,9 @@ and p99 of each, by the records' CreateTimes, the last of the round's records ea
 ``to_claim`` (send -> the round lane produces its claims: ingest, the worker's fetch, its wait
 for the batch in progress, deciding), ``claim_commit`` (-> claims visible: the round lane's
 commit, the fetch), ``to_contribution`` (-> the meter lane produces the contributions) and
-``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch). The worker
+``contribution_commit`` (-> read: the meter lane's commit, the reader's fetch). A worker that
+applies claims locally (`streams.scaleout.local_apply`: it owns every meter here) writes no
+claim, so its round is one transaction and these stages are absent for it. The worker
 writes its batches' phases (`streams.adapters.kafka.phases`), summed up in the details as
 ``<setting>_worker_*`` (`bench.kafka_phases`: take, decide, wait for the previous commit, produce,
 ``send_offsets_to_transaction``, commit, the claims' pickup by the meter lane, records per

@@ -15,6 +15,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 from streams.adapters.kafka.phases import BatchPhases
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
+from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.records import source_pos
 from streams.scaleout.store import Lane, PartitionState, is_reserved
 
@@ -51,9 +52,13 @@ def decide(
     records: list[Message],
     lanes: Mapping[str, Lane[Any]],
     states: Mapping[Where, PartitionState[Any]],
+    local: LocalApply | None = None,
 ) -> Batch:
-    """Each record through its lane's processor (records of owned partitions only), in order."""
+    """Each record through its lane's processor (records of owned partitions only), in order;
+    with ``local``, an accepted table event's claims on owned meters applied in the batch
+    (`streams.scaleout.local_apply`)."""
     batch = Batch(time.monotonic(), records=len(records))
+    applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     for message in records:
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
         lane, state = lanes[topic], states[(topic, part)]
@@ -64,11 +69,15 @@ def decide(
         text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
         pos = source_pos(topic, part, offset or 0, message.timestamp()[1])
         result = lane.process(record, text_key, as_bytes(message.value()), pos)
+        if local is not None and result.outcome == "accepted" and lane.name == "round":
+            result = local.applied(result, batch.states, batch.progress, applied, states)
         batch.outcomes.setdefault(lane.name, []).append(result.outcome)
         batch.outputs.setdefault(lane.name, []).extend(result.outputs)
         if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
             pending[key_bytes] = result.record
         batch.progress[(topic, part)] = (offset or 0) + 1
+    if applied:
+        batch.outcomes.setdefault("meter", []).extend(applied)
     return batch
 
 

@@ -53,6 +53,7 @@ from streams.scaleout.records import (
     dumps,
     event_output,
     processed,
+    source_pos,
 )
 
 
@@ -140,6 +141,32 @@ class MeterProcessor:
         except RuleViolation as exc:
             out = dead_letter(self._names.dead_letter, key or "", raw, str(exc), pos)
             return Processed("dead_letter", record.stamped(pos) if record else None, (out,))
+        return self._operate(record, op, definition, pos)
+
+    def local(
+        self, record: MeterRecord | None, op: MeterOp, partition: int
+    ) -> Processed[MeterRecord] | None:
+        """A table's claim applied by the round lane's batch, not read from the topic
+        (`streams.scaleout.local_apply`): the same steps as `process` after the parse, the record
+        left stamped with the last topic input it reflects (a local claim has no place in the
+        meter-claims log; a meter seeded by it reflects none: offset -1, so its provisioning
+        ``seed``, read later, is the no-op a seed for a meter with state is); None for a meter
+        the configuration does not name (it goes to the topic, whose reader dead-letters it)."""
+        definition = self._config.meters.get(op.meter_id)
+        if definition is None or op.claim is None:
+            return None
+        at = (partition, -1) if record is None else (record.partition, record.offset)
+        pos = source_pos(self._names.meter_claims, *at, 0)
+        return self._operate(record, op, definition, pos)
+
+    def _operate(
+        self,
+        record: MeterRecord | None,
+        op: MeterOp | DivertOp,
+        definition: MeterDef,
+        pos: SourcePos,
+    ) -> Processed[MeterRecord]:
+        """Seed, divert, arm, watermark, apply (the module docstring's steps 2-6)."""
         outputs: list[Output] = []
         if record is None:
             seeded = seed_meter(MeterState(meter_id=op.meter_id), definition, op.occurred_at)

@@ -163,7 +163,22 @@ class Ownership:
                 *where,
                 committed,
             )
-        return OFFSET_BEGINNING
+        return self._beginning(where, state)
+
+    def _beginning(self, where: Where, state: PartitionState[Any]) -> int:
+        """The partition's first offset, which its state then reflects (nothing before it): a
+        partition never processed has a progress to commit from its first batch on, which a
+        claim applied locally needs (`streams.scaleout.local_apply`); `OFFSET_BEGINNING` (and
+        no progress) if the broker does not say."""
+        try:
+            low, _ = self._consumer.get_watermark_offsets(
+                TopicPartition(*where), timeout=COMMITTED_TIMEOUT_S
+            )
+        except KafkaException as exc:
+            LOG.warning("%s[%d]: first offset not readable (%s)", *where, exc)
+            return OFFSET_BEGINNING
+        state.progress = low
+        return int(low)
 
     def recover(self, touched: Iterable[Where]) -> list[Where]:
         """After an aborted batch (migrated, see the module docstring): the state of its

@@ -91,9 +91,20 @@ class TableRecord:
     #: it be asked again: a batch dropped and decided again from the stored records), so a dict
     #: one record changes is never another's.
     ids: dict[str, str] | None = field(default=None, compare=False, repr=False)
+    #: (meter, table seq, step index) of the table's last claim per meter written to the
+    #: meter-claims topic and maybe not applied yet: a later claim on that meter is applied in
+    #: the round lane's own batch only once the meter's mark for the table reaches it
+    #: (`streams.scaleout.local_apply`), else the meter lane would skip the earlier one.
+    owed: tuple[tuple[str, int, int], ...] = ()
 
     def stamped(self, pos: SourcePos) -> TableRecord:
-        return _record(self.table, pos.partition, pos.offset, self.recent, self._handed())
+        return _record(
+            self.table, pos.partition, pos.offset, self.recent, self._handed(), self.owed
+        )
+
+    def owing(self, owed: tuple[tuple[str, int, int], ...]) -> TableRecord:
+        """This record with ``owed`` (`streams.scaleout.local_apply`), its dict of ids handed on."""
+        return _record(self.table, self.partition, self.offset, self.recent, self._handed(), owed)
 
     def earlier(self, event_id: str) -> str | None:
         """The digest of the accepted event with this id ("" if only its id is known), or None."""
@@ -132,23 +143,25 @@ class TableRecord:
             ids[event_id] = digest
             if len(old) == RECENT_IDS:
                 del ids[old[0][0]]
-            return _record(table, pos.partition, pos.offset, recent, ids)
-        return _record(table, pos.partition, pos.offset, recent, None)
+            return _record(table, pos.partition, pos.offset, recent, ids, self.owed)
+        return _record(table, pos.partition, pos.offset, recent, None, self.owed)
 
 
-_record: Final = builder(TableRecord, ("table", "partition", "offset", "recent", "ids"))
+_record: Final = builder(TableRecord, ("table", "partition", "offset", "recent", "ids", "owed"))
 
 
 def table_record_to_bytes(record: TableRecord) -> bytes:
-    """The JSON stored in the ``rounds`` table (the core's table snapshot dict inside)."""
-    return dumps(
-        {
-            "table": table_to_dict(record.table),
-            "partition": record.partition,
-            "offset": record.offset,
-            "recent": [list(pair) for pair in record.recent],
-        }
-    )
+    """The JSON stored in the ``rounds`` table (the core's table snapshot dict inside; ``owed``
+    only when some claim is owed, so a record without one reads as before)."""
+    body = {
+        "table": table_to_dict(record.table),
+        "partition": record.partition,
+        "offset": record.offset,
+        "recent": [list(pair) for pair in record.recent],
+    }
+    if record.owed:
+        body["owed"] = [list(owed) for owed in record.owed]
+    return dumps(body)
 
 
 def table_record_from_bytes(payload: bytes) -> TableRecord:
@@ -159,6 +172,7 @@ def table_record_from_bytes(payload: bytes) -> TableRecord:
         partition=int(raw["partition"]),
         offset=int(raw["offset"]),
         recent=tuple((str(i), str(d)) for i, d in raw["recent"]),
+        owed=tuple((str(m), int(seq), int(index)) for m, seq, index in raw.get("owed", ())),
     )
 
 

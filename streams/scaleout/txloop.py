@@ -47,6 +47,7 @@ from streams.adapters.kafka.transactions import (
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import DEDUPE_HEADER, Output
 from streams.scaleout.batch import Batch, Where, decide, take, usable
+from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
 from streams.scaleout.store import Lane, progress_key
@@ -96,11 +97,13 @@ class TxLoop:
         batch: int = 500,
         kill_after: int = 0,
         phases: PhaseLog | None = None,
+        local: LocalApply | None = None,
     ) -> None:
         self._consumer, self._producer, self._metrics = consumer, producer, metrics
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
         self._phases = PhaseLog("") if phases is None else phases
+        self._local = local  # claims on owned meters applied in the round lane's batch
         self.in_transaction = False
         self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
@@ -127,7 +130,7 @@ class TxLoop:
         records = [m for m in messages if usable(m, self.owned.states)]
         if phases is not None:
             phases.took(records)
-        batch = decide(records, self._lanes, self.owned.states) if records else None
+        batch = decide(records, self._lanes, self.owned.states, self._local) if records else None
         stamp(phases, "decided")
         try:
             self.finish()

@@ -48,6 +48,7 @@ from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.adapters.kafka.transactions import group_consumer, transactional_producer
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.embedded.mystery import load_key
+from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane
@@ -59,15 +60,19 @@ EXIT_FAILED = 70
 EXIT_CONFIG = 78  # EX_CONFIG: restarting cannot help
 
 
-def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
-    """The round and the meter lane of the floor configuration (topics must be provisioned)."""
+def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
+    """The round and the meter lane of the floor configuration (topics must be provisioned),
+    and the meter lane's logic for the claims the round lane applies itself
+    (`streams.scaleout.local_apply`)."""
     names = TopicNames(settings.prefix)
     config = load_floor_config(settings.config_path.read_text("utf-8"), str(settings.config_path))
     needed = [names.table_events, names.meter_claims, names.changelog("rounds")]
     needed += [names.changelog("meters"), names.liveness]
-    if len(partition_counts(settings.bootstrap, needed)) != len(needed):
+    counts = partition_counts(settings.bootstrap, needed)
+    if len(counts) != len(needed):
         msg = f"topics of prefix {settings.prefix!r} are missing: run `jackpot kafka provision`"
         raise SystemExit(f"jackpot kafka worker: {msg}")
+    meters = MeterProcessor(config, names, _mystery_key(settings, config))
     round_lane: Lane[Any] = Lane(
         "round",
         names.table_events,
@@ -80,11 +85,12 @@ def lanes(settings: WorkerSettings) -> list[Lane[Any]]:
         "meter",
         names.meter_claims,
         names.changelog("meters"),
-        MeterProcessor(config, names, _mystery_key(settings, config)).process,
+        meters.process,
         meter_record_to_bytes,
         meter_record_from_bytes,
     )
-    return [round_lane, meter_lane]
+    local = LocalApply(meters, names.meter_claims, counts[names.meter_claims])
+    return [round_lane, meter_lane], local
 
 
 def _mystery_key(settings: WorkerSettings, config: FloorConfig) -> bytes | None:
@@ -111,7 +117,7 @@ class Worker:
 
     def __init__(self, settings: WorkerSettings) -> None:
         self.settings = settings
-        self.lanes = lanes(settings)
+        self.lanes, self.local = lanes(settings)
         self.metrics = WorkerMetrics()
         self.stopping = False
         app_id = TopicNames(settings.prefix).app_id
@@ -167,6 +173,7 @@ class Worker:
             batch=s.batch,
             kill_after=self._kill_after,
             phases=self.phases,
+            local=self.local,
         )
         self.progressed = False
         self.metrics.lag.sources[:] = [loop.lag]

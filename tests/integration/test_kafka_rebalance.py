@@ -119,10 +119,9 @@ def test_workers_join_and_leave_mid_stream_and_every_input_counts_once(
 ) -> None:
     bootstrap = require_kafka()
     started = time.monotonic()
-    events = simulate(tmp_path, rounds=ROUNDS, seed=6262)
-    names = deploy(bootstrap, table_partitions=TABLE_PARTITIONS)
-    workers = {slot: Worker(bootstrap, names, _folder(tmp_path, slot)) for slot in "abc"}
-    feeder = Feeder(bootstrap, names, events, per_s=FEED_PER_S)
+    events, names, workers, feeder = staged(
+        tmp_path, bootstrap, "abc", rounds=ROUNDS, seed=6262, per_s=FEED_PER_S
+    )
     steps: list[Assignment] = []
     try:
         workers["a"].start(slot="a")
@@ -154,6 +153,17 @@ def test_workers_join_and_leave_mid_stream_and_every_input_counts_once(
             f"\nkafka rebalance: partitions held {sizes}; {len(feeder.lines)} lines; "
             f"{time.monotonic() - started:.0f}s; {_recoveries(workers)}"
         )
+
+
+def staged(
+    tmp_path: Path, bootstrap: str, slots: str, *, rounds: int, seed: int, per_s: float
+) -> tuple[Path, TopicNames, dict[str, Worker], Feeder]:
+    """A simulated floor's events, a deployment, a worker per slot (not started) and a feeder
+    of the events at ``per_s`` lines a second (not started)."""
+    events = simulate(tmp_path, rounds=rounds, seed=seed)
+    names = deploy(bootstrap, table_partitions=TABLE_PARTITIONS)
+    workers = {slot: Worker(bootstrap, names, _folder(tmp_path, slot)) for slot in slots}
+    return events, names, workers, Feeder(bootstrap, names, events, per_s=per_s)
 
 
 def _recoveries(workers: dict[str, Worker]) -> str:

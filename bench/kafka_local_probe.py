@@ -1,0 +1,155 @@
+"""The worker's Python work per table event with and without local apply, no Kafka: for
+instruction counts (``valgrind --tool=cachegrind``) and CPU time, not a bench row.
+
+``python -m bench.kafka_local_probe {local,topic} [events]``: the bench's example floor
+(`bench.workload`, seed 20261129) in batches of 500 as `streams.scaleout.batch.decide` takes
+them, all partitions owned. ``local``: claims applied in the round lane's batch
+(`streams.scaleout.local_apply`). ``topic``: every claim written, then read back and decided by
+the meter lane in a batch of its own (main's path). Both write what the loop writes per batch:
+each output's value and each touched key's state record (`TxLoop._write_state`). Prints the
+events, the meter-claims records and the seconds of CPU. ``BENCH_PROBE_LINES=<file>``: the
+input lines read from (first written to) that file, so that a cachegrind count holds the
+worker's work and not the simulator's.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.workload import events, example_floor, to_line
+from controller.config.floor import FloorConfig
+from streams.adapters.kafka.topics import TopicNames
+from streams.scaleout.batch import Batch, decide
+from streams.scaleout.local_apply import LocalApply, key_partition
+from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
+from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.store import Lane, PartitionState
+
+NAMES = TopicNames("probe")
+PARTS = 6
+BATCH = 500
+LINES_ENV = "BENCH_PROBE_LINES"
+
+
+@dataclass(frozen=True, slots=True)
+class Consumed:
+    """What `decide` reads of a consumed record (a confluent-kafka ``Message``'s methods);
+    also the unit tests' (`tests.streams.scaleout.local_world`)."""
+
+    where: tuple[str, int]
+    at: int
+    key_bytes: bytes | None
+    raw: bytes
+
+    def topic(self) -> str:
+        return self.where[0]
+
+    def partition(self) -> int:
+        return self.where[1]
+
+    def offset(self) -> int:
+        return self.at
+
+    def key(self) -> bytes | None:
+        return self.key_bytes
+
+    def value(self) -> bytes:
+        return self.raw
+
+    def timestamp(self) -> tuple[int, int]:
+        return (1, 1_796_000_000_000)
+
+
+def _written(batch: Batch, lanes: dict[str, Lane[Any]], ends: dict[int, int]) -> list[Consumed]:
+    """Encode what the loop produces; the claims, as the meter lane would read them (``ends``:
+    the next offset of each meter-claims partition)."""
+    claims = []
+    for outputs in batch.outputs.values():
+        for out in outputs:
+            if out.topic == NAMES.meter_claims:
+                key = out.key.encode()
+                part = key_partition(key, PARTS)
+                offset = ends[part] = ends.get(part, 0) + 1
+                claims.append(Consumed((NAMES.meter_claims, part), offset, key, out.value))
+            else:
+                _ = out.value
+    for (topic, _part), records in batch.states.items():
+        for record in records.values():
+            lanes[topic].to_bytes(record)
+    return claims
+
+
+def _commit(batch: Batch, states: dict[tuple[str, int], PartitionState[Any]]) -> None:
+    """The batch's records and progress into the in-memory state (`TxLoop._apply`)."""
+    for where, records in batch.states.items():
+        states[where].records.update(records)
+    for where, offset in batch.progress.items():
+        states[where].progress = offset
+
+
+def run(mode: str, count: int) -> tuple[int, int, float]:
+    """(events, claims written, CPU seconds) of ``count`` events in ``mode``."""
+    _, config = example_floor()
+    meters = MeterProcessor(config, NAMES)
+    lanes: dict[str, Lane[Any]] = {
+        NAMES.table_events: Lane(
+            "round", NAMES.table_events, "", RoundProcessor(config, NAMES).process,
+            table_record_to_bytes, table_record_from_bytes,
+        ),
+        NAMES.meter_claims: Lane(
+            "meter", NAMES.meter_claims, "", meters.process,
+            meter_record_to_bytes, meter_record_from_bytes,
+        ),
+    }  # fmt: skip
+    local = LocalApply(meters, NAMES.meter_claims, PARTS) if mode == "local" else None
+    states: dict[tuple[str, int], PartitionState[Any]] = {
+        (t, p): PartitionState(progress=0) for t in lanes for p in range(PARTS)
+    }
+    lines = _lines(config, count)
+    ends: dict[int, int] = {}
+    written, started = 0, time.process_time()
+    for start in range(0, len(lines), BATCH):
+        msgs = [
+            Consumed((NAMES.table_events, key_partition(k, PARTS)), start + i, k, v)
+            for i, (k, v) in enumerate(lines[start : start + BATCH])
+        ]
+        batch = decide(msgs, lanes, states, local)  # type: ignore[arg-type]
+        _commit(batch, states)
+        claims = _written(batch, lanes, ends)
+        written += len(claims)
+        if claims:  # the meter lane's batch (main: in a later transaction)
+            claimed = decide(claims, lanes, states)  # type: ignore[arg-type]
+            _commit(claimed, states)
+            _written(claimed, lanes, ends)
+    return len(lines), written, time.process_time() - started
+
+
+def _lines(config: FloorConfig, count: int) -> list[tuple[bytes, bytes]]:
+    """(key, line) of the first ``count`` events, from `LINES_ENV`'s file if it is set (written
+    there on first use: the simulation's own instructions stay out of a cachegrind count)."""
+    path = os.environ.get(LINES_ENV)
+    if path and Path(path).exists():
+        got = [line.split(b"\t", 1) for line in Path(path).read_bytes().splitlines()[:count]]
+        if len(got) == count:
+            return [(key, line) for key, line in got]
+    lines = [(str(e["table_id"]).encode(), to_line(e)) for e in events(config, count, 20261129)]
+    if path:
+        Path(path).write_bytes(b"".join(key + b"\t" + line + b"\n" for key, line in lines))
+    return lines
+
+
+def main() -> None:
+    """``python -m bench.kafka_local_probe {local,topic} [events]``."""
+    mode = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 5_000
+    done, written, cpu = run(mode, count)
+    print(f"{mode}: {done} events, {written} claims written, {cpu:.3f} s CPU")
+
+
+if __name__ == "__main__":
+    main()
