@@ -43,7 +43,7 @@ from tests.controller.test_evolve_many import sessions_with_changes
 from tests.controller.test_properties import START, command_for
 from tests.strategies import AdvanceHit, Correction, SessionStep
 from tests.strategies_lines import ODD_LINES, line, odd_lines
-from tests.streams.door.test_fast_decode import broken_lines, events, mutated, serialised
+from tests.streams.door.test_fast_decode import door_lines
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 Outcome = tuple[str, object]
@@ -226,12 +226,7 @@ def test_the_compiled_decode_answers_as_the_door_s_for_any_line(data: st.DataObj
     added, replaced, cards damaged); broken lines (repeated keys, control characters, NaN,
     trailing text, a BOM, truncated, not UTF-8, too deep, oversized, an escaped key); as
     bytes and as text."""
-    kind = data.draw(st.sampled_from(["valid", "mutated", "broken"]), label="kind")
-    if kind == "broken":
-        text = data.draw(broken_lines(), label="line")
-    else:
-        event = data.draw(events() if kind == "valid" else mutated(), label="event")
-        text = data.draw(serialised(event), label="line")
+    kind, text = data.draw(door_lines(), label="line")
     if isinstance(text, str) and data.draw(st.booleans(), label="as bytes"):
         text = text.encode("utf-8", "surrogatepass")
     vouched = _same_decode(text)

@@ -349,6 +349,18 @@ def broken_lines(draw: st.DrawFn) -> Line:
     return "[" + text + "]"
 
 
+@st.composite
+def door_lines(draw: st.DrawFn) -> tuple[str, Line]:
+    """A line the door may be given, with its kind: "valid" (an event in any key order, spacing
+    and escaping), "mutated" (a field dropped, added, replaced, cards damaged) or "broken"
+    (`broken_lines`)."""
+    kind = draw(st.sampled_from(["valid", "mutated", "broken"]))
+    if kind == "broken":
+        return kind, draw(broken_lines())
+    event = draw(events() if kind == "valid" else mutated())
+    return kind, draw(serialised(event))
+
+
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(broken_lines(), st.booleans())
 def test_broken_lines_get_the_schema_verdict_and_message(line: Line, as_bytes: bool) -> None:

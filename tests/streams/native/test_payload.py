@@ -26,7 +26,7 @@ from streams.door.fast_decode import try_decode_line
 from streams.embedded.lines import _HOT, _struct_payload
 from tests.controller.fast.differential import disturbed_floor
 from tests.streams.door.test_fast_core import as_lines
-from tests.streams.door.test_fast_decode import broken_lines, events, mutated, serialised
+from tests.streams.door.test_fast_decode import door_lines
 
 BUILT = native.current_build()
 pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (make fast)")
@@ -52,12 +52,7 @@ def _agrees(line: bytes) -> bool | None:
 def test_the_native_payload_is_the_python_writer_s_for_any_vouched_line(
     data: st.DataObject,
 ) -> None:
-    kind = data.draw(st.sampled_from(["valid", "mutated", "broken"]), label="kind")
-    if kind == "broken":
-        text = data.draw(broken_lines(), label="line")
-    else:
-        event = data.draw(events() if kind == "valid" else mutated(), label="event")
-        text = data.draw(serialised(event), label="line")
+    _, text = data.draw(door_lines(), label="line")
     line = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
     answered = _agrees(line)
     if answered is not None and line.isascii() and b"\\" not in line:
