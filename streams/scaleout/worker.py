@@ -51,6 +51,7 @@ from streams.embedded.mystery import load_key
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.side import SideWriter
 from streams.scaleout.store import Lane
 from streams.scaleout.txloop import Fenced, TxLoop
 
@@ -164,6 +165,8 @@ class Worker:
         group = TopicNames(s.prefix).app_id
         timeout_ms = int(s.session_timeout_s * 1000)
         consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
+        liveness = TopicNames(s.prefix).liveness  # at least once, outside the transactions
+        side = SideWriter(s.bootstrap, f"{self.transactional_id}-side", [liveness])
         loop = TxLoop(
             s.bootstrap,
             consumer,
@@ -174,6 +177,7 @@ class Worker:
             kill_after=self._kill_after,
             phases=self.phases,
             local=self.local,
+            side=side,
         )
         self.progressed = False
         self.metrics.lag.sources[:] = [loop.lag]
@@ -187,6 +191,7 @@ class Worker:
             loop.close()
             consumer.close()  # leaves the group (revokes: state dropped)
             producer.flush(5.0)
+            side.close()
 
 
 def run(settings: WorkerSettings) -> int:
