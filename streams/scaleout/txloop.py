@@ -51,7 +51,7 @@ from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
 from streams.scaleout.side import SideWriter
-from streams.scaleout.store import Lane, progress_key
+from streams.scaleout.store import Lane
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
@@ -235,9 +235,10 @@ class TxLoop:
         for (topic, part), records in batch.states.items():
             lane = self._lanes[topic]
             for key, record in records.items():
-                self._send(lane.changelog, key, lane.to_bytes(record), partition=part)
+                self._send(lane.changelog, lane.stored(key), lane.to_bytes(record), part)
         for (topic, part), offset in batch.progress.items():
-            self._send(self._lanes[topic].changelog, progress_key(part), b"%d" % offset, part)
+            lane = self._lanes[topic]
+            self._send(lane.changelog, lane.mark(part), b"%d" % offset, part)
 
     def _send(self, topic: str, key: bytes, value: bytes, partition: int = -1, **kw: Any) -> None:
         if self._report is not None:
