@@ -137,7 +137,7 @@ class KafkaRun:
         }
         baseline = self.baseline
         if baseline is not None:  # a deployment of its own: a worker's group owns its input
-            other = Deployment(self.bootstrap, self.lines)
+            other = Deployment(self.bootstrap, self.lines, baseline)
             self._extra.append(other)
             runs["baseline"] = lambda i: self.worker(other, i, baseline)
         return runs

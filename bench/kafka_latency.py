@@ -144,7 +144,7 @@ def measure(
 ) -> Measured:
     """One worker with ``options`` on a deployment of its own, paced input, latencies read."""
     name, options, tree = contender
-    deployment = Deployment(bootstrap, [])
+    deployment = Deployment(bootstrap, [], tree)
     process = None
     try:
         slug = name.replace(" ", "-")

@@ -32,7 +32,14 @@ from confluent_kafka.admin import AdminClient
 
 from bench.common import EXAMPLE_CONFIG, REPO
 from streams.adapters.kafka.sink import producer_config
-from streams.adapters.kafka.topics import Layout, TopicNames, TopicSpec, provision, topic_specs
+from streams.adapters.kafka.topics import (
+    Layout,
+    TopicNames,
+    TopicSpec,
+    legacy_changelogs,
+    provision,
+    topic_specs,
+)
 from streams.adapters.kafka.transactions import transactional_producer
 from streams.cli.kafka import activate
 from streams.scaleout.ingest import TableEventProducer
@@ -181,15 +188,24 @@ def cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-class Deployment:
-    """One repetition's prefix: topics provisioned, meters seeded, the input produced."""
+def two_changelogs(tree: Path) -> bool:
+    """Whether the worker of ``tree`` (a baseline revision) keeps its state in the two changelogs
+    of before the shared one (`streams.adapters.kafka.topics.legacy_changelogs`)."""
+    topics = tree / "streams" / "adapters" / "kafka" / "topics.py"
+    return topics.is_file() and "state_changelog" not in topics.read_text("utf-8")
 
-    def __init__(self, bootstrap: str, lines: Sequence[bytes]) -> None:
+
+class Deployment:
+    """One repetition's prefix: topics provisioned (for the worker of ``tree``), meters seeded,
+    the input produced."""
+
+    def __init__(self, bootstrap: str, lines: Sequence[bytes], tree: Path = REPO) -> None:
         self.bootstrap = bootstrap
         self.names = TopicNames(f"bench{uuid.uuid4().hex[:10]}")
         layout = Layout(TABLE_PARTITIONS, 6, 6)
         self.specs: tuple[TopicSpec, ...] = (
             *topic_specs(self.names, layout),
+            *(legacy_changelogs(self.names, layout) if two_changelogs(tree) else ()),
             TopicSpec(self.plain_out, 6, topic_specs(self.names, layout)[0].config),
             TopicSpec(f"{self.plain_out}-2", 6, topic_specs(self.names, layout)[0].config),
         )

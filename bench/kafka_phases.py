@@ -1,7 +1,7 @@
 """The worker's side of the "kafka latency" row: its per-batch phase lines
 (`streams.adapters.kafka.phases`, asked for with ``JACKPOT_KAFKA_PHASES``) summed up as p50/p99
-per phase, so a round's stages (`bench.kafka_latency_clock.STAGES`) can be read against what the
-worker's loop did meanwhile.
+per phase (and the partitions each batch's transaction wrote), so a round's stages
+(`bench.kafka_latency_clock.STAGES`) can be read against what the worker's loop did meanwhile.
 
 Phases per batch, in loop order: ``take`` (waiting for records and for the gather window),
 ``decide``, ``wait_commit`` (the previous batch's commit still running), ``produce`` (begin, the
@@ -75,4 +75,24 @@ def phase_figures(paths: Iterable[Path], since: float) -> dict[str, Figure]:
     for topic in sorted({t for row in rows for t in row["lanes"]}):
         count = sum(row["lanes"].get(topic, [0])[0] for row in rows)
         figures[f"{topic.rsplit('.', 1)[-1]}_per_batch"] = round(count / len(rows), 1)
+    return {**figures, **partition_figures(rows)}
+
+
+def partition_figures(rows: list[dict[str, Any]]) -> dict[str, Figure]:
+    """Partitions each batch's transaction wrote (its outputs and state, without the group's
+    offsets), mean and p99 over the batches that wrote any: what the commit's markers cost
+    grows with (docs/kafka.md "Speed")."""
+    counts = [sum(len(p) for p in row.get("written", {}).values()) for row in rows]
+    writing = [row for row, c in zip(rows, counts, strict=True) if c]
+    counts = [c for c in counts if c]
+    if not counts:
+        return {}
+    figures: dict[str, Figure] = {
+        "partitions_per_batch": round(sum(counts) / len(counts), 1),
+        "partitions_p99": percentile([float(c) for c in counts], 0.99),
+    }
+    for topic in sorted({t for row in writing for t in row["written"]}):
+        each = sum(len(row["written"].get(topic, ())) for row in writing) / len(writing)
+        short = topic.rsplit(".", 1)[-1].rsplit("controller-", 1)[-1]
+        figures[f"partitions_{short}"] = round(each, 1)
     return figures

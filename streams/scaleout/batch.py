@@ -33,6 +33,7 @@ class Batch:
     outputs: dict[str, list[Output]] = field(default_factory=dict)
     outcomes: dict[str, list[str]] = field(default_factory=dict)
     records: int = 0
+    later: list[Output] = field(default_factory=list)  # sent once committed (`SideWriter`)
     phases: BatchPhases | None = None  # stamped only when traced (`PhaseLog`)
 
 

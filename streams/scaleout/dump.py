@@ -41,10 +41,10 @@ from controller.model.views import View, awards_view, meters_view
 from controller.mystery import evolve_mystery
 from streams.adapters.kafka.read import as_bytes, header, partitions_of, read_topic, text
 from streams.adapters.kafka.security import client_settings
-from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.codec import DEDUPE_HEADER, decode
 from streams.scaleout.meters import meter_record_from_bytes
-from streams.scaleout.store import is_reserved
+from streams.scaleout.store import changelogs, is_reserved
 
 
 @dataclass
@@ -132,16 +132,20 @@ def read_events(bootstrap: str, names: TopicNames) -> Fold:
 
 
 def worker_meters(bootstrap: str, names: TopicNames) -> dict[str, MeterState]:
-    """The meter state the workers stored (the last value per key of the meters changelog)."""
+    """The meter state the workers stored (the last value per meter key of the changelog that
+    holds the meter lane's state: `streams.scaleout.store.changelogs`)."""
+    candidates = [names.state_changelog, names.changelog("rounds"), names.changelog("meters")]
+    topic, tag = changelogs(names, partition_counts(bootstrap, candidates))["meter"]
     latest: dict[str, bytes] = {}
-    for message in read_topic(bootstrap, names.changelog("meters")):
-        if is_reserved(text(message.key())):  # a progress mark, not a meter
+    for message in read_topic(bootstrap, topic):
+        stored = as_bytes(message.key())
+        if is_reserved(stored) or not stored.startswith(tag):  # a mark, or a table's record
             continue
-        value = message.value()
+        key, value = text(stored[len(tag) :]), message.value()
         if value is None:  # a tombstone: the key was deleted
-            latest.pop(text(message.key()), None)
+            latest.pop(key, None)
         else:
-            latest[text(message.key())] = as_bytes(value)
+            latest[key] = as_bytes(value)
     return {key: meter_record_from_bytes(value).meter for key, value in latest.items()}
 
 

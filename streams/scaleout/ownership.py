@@ -38,12 +38,18 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, TopicPar
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import reader
+from streams.adapters.kafka.transactions import TRANSACTION_TIMEOUT_MS
 from streams.scaleout.store import Lane, PartitionState, restore
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 COMMITTED_TIMEOUT_S = 30.0
 COMMITTED_TRIES = 4
-AGREE_TIMEOUT_S = 5.0
+#: How long a restore behind its committed offset is read again. Longer than a transaction may
+#: stay open (`TRANSACTION_TIMEOUT_MS`, then its coordinator aborts it): with both lanes' state
+#: in one changelog, another worker's transaction open on the same partition (a stalled zombie's
+#: of the other lane) holds a ``read_committed`` restore below records committed after it began,
+#: until it ends.
+AGREE_TIMEOUT_S = TRANSACTION_TIMEOUT_MS / 1000 + 2.0
 Where = tuple[str, int]
 
 

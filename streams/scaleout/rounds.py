@@ -23,10 +23,11 @@ events
 **Liveness.** Every input that shows a table is alive (an accepted event, a duplicate of one, a
 heartbeat) also produces a record on ``<p>.liveness`` keyed by the table (`heard_output`, a
 latest-wins output: the worker keeps the last per table of each batch, and a `Heard` is encoded
-only if kept); the broker stamps it, and `streams.scaleout.liveness` turns those stamps into
-playability. A refused input is no sign of life (as on the embedded engine), and a worker that is
-down writes none, so its tables turn unplayable once the limit passes: the controller's outage is
-seen too.
+only if kept, and sent outside the batch's transaction once it committed:
+`streams.scaleout.side`); the broker stamps it, and `streams.scaleout.liveness` turns those
+stamps into playability. A refused input is no sign of life (as on the embedded engine), and a
+worker that is down writes none, so its tables turn unplayable once the limit passes: the
+controller's outage is seen too.
 
 A ``heartbeat`` (contract version 2) passes the door and the key check and then produces only its
 liveness record: it is not a table event, so it never reaches the core or the events topic; its

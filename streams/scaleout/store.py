@@ -6,31 +6,45 @@ same transaction as the outputs and the consumed offsets they reflect
 (`streams.scaleout.txloop`), so a ``read_committed`` read of the changelog gives exactly the
 state after the last committed batch: never a half batch, never a fenced zombie's writes.
 
-Next to the records, each changelog partition holds one reserved key (`progress_key`, a NUL byte
-first: no table or meter id starts with one) whose value is the next source offset the state
+Next to the records, each changelog partition holds one reserved key per lane (`Lane.mark`, a NUL
+byte first: no table or meter id starts with one) whose value is the next source offset the state
 reflects. It is written in the same transaction as the consumer offsets, so after a restore the
 two must agree; `streams.scaleout.txloop` checks it before it takes the partition.
+
+**One changelog for both lanes** (`changelogs`): a deployment provisioned now has a single
+compacted ``<p>-controller-state-changelog``; the state of table-events partition ``p`` and of
+meter-claims partition ``p`` both live in its partition ``p``, each lane's keys behind a tag of
+its own (``r/`` + table id, ``m/`` + meter id: a table and a meter of the same name never meet)
+and a mark per lane. Why: a transaction's commit writes a marker to every partition it touched,
+and with local apply a batch's meter records went to partitions of a second changelog
+(docs/kafka.md "Speed"). A deployment that still has the two changelogs of before
+(``-rounds-changelog``, ``-meters-changelog``, untagged keys, one mark ``\x00next:<p>``) keeps
+them: the layout follows what exists, never the other way round, so no state is left behind.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from confluent_kafka import Consumer
 
 from streams.adapters.kafka.read import as_bytes, read_partitions, reader
+from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout.records import Processed, SourcePos
 
 R = TypeVar("R")
 #: Seconds a changelog read may see no record before it gives up (the broker is away).
 RESTORE_TIMEOUT_S = 60.0
+#: The lanes' key tags in the shared changelog (`changelogs`).
+ROUND_TAG, METER_TAG = b"r/", b"m/"
 
 
-def progress_key(partition: int) -> bytes:
-    """The reserved state key holding the next source offset of ``partition``."""
-    return b"\x00next:%d" % partition
+def progress_key(partition: int, tag: bytes = b"") -> bytes:
+    """The reserved state key holding the next source offset of ``partition`` (of the lane whose
+    keys carry ``tag``: `Lane.mark`)."""
+    return b"\x00next:%s%d" % (tag, partition)
 
 
 def is_reserved(key: bytes | str) -> bool:
@@ -49,6 +63,34 @@ class Lane(Generic[R]):
     process: Callable[[R | None, str | None, bytes, SourcePos], Processed[R]]
     to_bytes: Callable[[R], bytes]
     from_bytes: Callable[[bytes], R]
+    tag: bytes = b""  # its keys' tag in a changelog shared by both lanes; b"": its own changelog
+
+    def stored(self, key: bytes) -> bytes:
+        """A state key as the changelog holds it."""
+        return self.tag + key if self.tag else key
+
+    def mark(self, partition: int) -> bytes:
+        """The reserved key of the lane's progress mark for ``partition``."""
+        return progress_key(partition, self.tag)
+
+    def key_of(self, stored: bytes) -> bytes | None:
+        """A changelog key as the lane's state key; None if it is another lane's or reserved."""
+        if is_reserved(stored):
+            return None
+        if not self.tag:
+            return stored
+        return stored[len(self.tag) :] if stored.startswith(self.tag) else None
+
+
+def changelogs(names: TopicNames, existing: Collection[str]) -> dict[str, tuple[str, bytes]]:
+    """Per lane ("round", "meter"), its changelog topic and key tag: the two changelogs of before
+    if the deployment has them (``existing``: its topics), else the shared one (module
+    docstring)."""
+    rounds, meters = names.changelog("rounds"), names.changelog("meters")
+    if rounds in existing or meters in existing:
+        return {"round": (rounds, b""), "meter": (meters, b"")}
+    shared = names.state_changelog
+    return {"round": (shared, ROUND_TAG), "meter": (shared, METER_TAG)}
 
 
 @dataclass(slots=True)
@@ -80,10 +122,11 @@ def restore(
         starts: dict[int, int | None] = dict.fromkeys(states)
         for message in read_partitions(consumer, lane.changelog, starts, timeout):
             state = states[message.partition() or 0]
-            key, value = as_bytes(message.key()), message.value()
-            if key == progress_key(message.partition() or 0):
+            stored, value = as_bytes(message.key()), message.value()
+            key = lane.key_of(stored)
+            if stored == lane.mark(message.partition() or 0):
                 state.progress = None if value is None else int(as_bytes(value))
-            elif is_reserved(key):
+            elif key is None:  # another lane's record or mark
                 continue
             elif value is None:
                 state.records.pop(key, None)

@@ -50,7 +50,8 @@ from streams.scaleout.batch import Batch, Where, decide, take, usable
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
-from streams.scaleout.store import Lane, progress_key
+from streams.scaleout.side import SideWriter
+from streams.scaleout.store import Lane
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
@@ -98,15 +99,18 @@ class TxLoop:
         kill_after: int = 0,
         phases: PhaseLog | None = None,
         local: LocalApply | None = None,
+        side: SideWriter | None = None,
     ) -> None:
         self._consumer, self._producer, self._metrics = consumer, producer, metrics
         self._lanes = {lane.source: lane for lane in lanes}
         self._batch, self._kill_after, self._batches = batch, kill_after, 0
         self._phases = PhaseLog("") if phases is None else phases
         self._local = local  # claims on owned meters applied in the round lane's batch
+        self._side = side  # the records written outside the transactions (liveness)
         self.in_transaction = False
         self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
+        self._report: Callable[[Any, Any], None] | None = None  # a traced batch's deliveries
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self.committed = 0  # batches of records committed (a worker's failures "in a row")
         self.migrations = 0  # migrated batches in a row (`MIGRATIONS`)
@@ -167,11 +171,13 @@ class TxLoop:
         against them while this one commits (safe: see the module docstring)."""
         self._batches += 1 if batch.records else 0
         self._started = time.monotonic()
+        self._report = None if batch.phases is None else batch.phases.delivered
         try:
             self._producer.begin_transaction()
             self.in_transaction = True
             for outputs in batch.outputs.values():
-                self._produce(coalesced(outputs))
+                kept = coalesced(outputs)
+                self._produce(kept if self._side is None else self._side.split(kept, batch.later))
             self._write_state(batch)
             if batch.records and self._batches == self._kill_after:  # fault injection:
                 self._producer.flush(30.0)  # outputs on the broker, no commit
@@ -202,6 +208,7 @@ class TxLoop:
             self.in_transaction = committing is not self._aborted
             self._fail(committing.error, committing.batch.records, list(committing.batch.progress))
         batch = committing.batch
+        self._committed(batch)
         self.committed += 1 if batch.records else 0
         self.migrations = 0
         if batch.phases is not None:
@@ -211,6 +218,11 @@ class TxLoop:
         seconds = time.monotonic() - batch.started
         for name, outcomes in batch.outcomes.items():
             self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
+
+    def _committed(self, batch: Batch) -> None:
+        """A batch committed: its records kept outside the transaction now go out."""
+        if batch.later and self._side is not None:
+            self._side.send(batch.later)
 
     def _produce(self, outputs: list[Output]) -> None:
         for out in outputs:
@@ -223,11 +235,14 @@ class TxLoop:
         for (topic, part), records in batch.states.items():
             lane = self._lanes[topic]
             for key, record in records.items():
-                self._send(lane.changelog, key, lane.to_bytes(record), partition=part)
+                self._send(lane.changelog, lane.stored(key), lane.to_bytes(record), part)
         for (topic, part), offset in batch.progress.items():
-            self._send(self._lanes[topic].changelog, progress_key(part), b"%d" % offset, part)
+            lane = self._lanes[topic]
+            self._send(lane.changelog, lane.mark(part), b"%d" % offset, part)
 
     def _send(self, topic: str, key: bytes, value: bytes, partition: int = -1, **kw: Any) -> None:
+        if self._report is not None:
+            kw["on_delivery"] = self._report
         while True:
             try:
                 self._producer.produce(topic, value, key, partition, **kw)
@@ -294,6 +309,7 @@ class TxLoop:
             self._committing = None
             self.in_transaction = False
             batch = committing.batch
+            self._committed(batch)
             for name, outcomes in batch.outcomes.items():
                 self._metrics.record(name, outcomes, batch.outputs.get(name, []), 0.0)
         self._abort()

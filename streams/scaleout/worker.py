@@ -51,7 +51,8 @@ from streams.embedded.mystery import load_key
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
-from streams.scaleout.store import Lane
+from streams.scaleout.side import SideWriter
+from streams.scaleout.store import Lane, changelogs
 from streams.scaleout.txloop import Fenced, TxLoop
 
 LOG = logging.getLogger("jackpot.kafka.worker")
@@ -63,31 +64,40 @@ EXIT_CONFIG = 78  # EX_CONFIG: restarting cannot help
 def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
     """The round and the meter lane of the floor configuration (topics must be provisioned),
     and the meter lane's logic for the claims the round lane applies itself
-    (`streams.scaleout.local_apply`)."""
+    (`streams.scaleout.local_apply`). Their changelogs: the shared one, or the two of before if
+    the deployment has them (`streams.scaleout.store.changelogs`)."""
     names = TopicNames(settings.prefix)
     config = load_floor_config(settings.config_path.read_text("utf-8"), str(settings.config_path))
-    needed = [names.table_events, names.meter_claims, names.changelog("rounds")]
-    needed += [names.changelog("meters"), names.liveness]
-    counts = partition_counts(settings.bootstrap, needed)
-    if len(counts) != len(needed):
+    sources = [names.table_events, names.meter_claims, names.liveness]
+    candidates = [names.state_changelog, names.changelog("rounds"), names.changelog("meters")]
+    counts = partition_counts(settings.bootstrap, sources + candidates)
+    where = changelogs(names, counts)
+    needed = sources + sorted({topic for topic, _ in where.values()})
+    if any(topic not in counts for topic in needed):
         msg = f"topics of prefix {settings.prefix!r} are missing: run `jackpot kafka provision`"
         raise SystemExit(f"jackpot kafka worker: {msg}")
+    for lane, source in (("round", names.table_events), ("meter", names.meter_claims)):
+        if counts[where[lane][0]] < counts[source]:  # a source partition without its state's
+            msg = f"{where[lane][0]} has fewer partitions than {source}"
+            raise SystemExit(f"jackpot kafka worker: {msg}")
     meters = MeterProcessor(config, names, _mystery_key(settings, config))
     round_lane: Lane[Any] = Lane(
         "round",
         names.table_events,
-        names.changelog("rounds"),
+        where["round"][0],
         RoundProcessor(config, names).process,
         table_record_to_bytes,
         table_record_from_bytes,
+        where["round"][1],
     )
     meter_lane: Lane[Any] = Lane(
         "meter",
         names.meter_claims,
-        names.changelog("meters"),
+        where["meter"][0],
         meters.process,
         meter_record_to_bytes,
         meter_record_from_bytes,
+        where["meter"][1],
     )
     local = LocalApply(meters, names.meter_claims, counts[names.meter_claims])
     return [round_lane, meter_lane], local
@@ -164,6 +174,8 @@ class Worker:
         group = TopicNames(s.prefix).app_id
         timeout_ms = int(s.session_timeout_s * 1000)
         consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
+        liveness = TopicNames(s.prefix).liveness  # at least once, outside the transactions
+        side = SideWriter(s.bootstrap, f"{self.transactional_id}-side", [liveness])
         loop = TxLoop(
             s.bootstrap,
             consumer,
@@ -174,6 +186,7 @@ class Worker:
             kill_after=self._kill_after,
             phases=self.phases,
             local=self.local,
+            side=side,
         )
         self.progressed = False
         self.metrics.lag.sources[:] = [loop.lag]
@@ -187,6 +200,7 @@ class Worker:
             loop.close()
             consumer.close()  # leaves the group (revokes: state dropped)
             producer.flush(5.0)
+            side.close()
 
 
 def run(settings: WorkerSettings) -> int:

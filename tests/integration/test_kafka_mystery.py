@@ -116,7 +116,7 @@ def check_mystery(bootstrap: str, names: TopicNames, fold: Fold, events: Path) -
 def no_topic_shows(bootstrap: str, names: TopicNames, secret: str) -> None:
     """``secret`` in no record (key, value or header) of any topic the engine writes."""
     topics = [names.events, names.awards, names.meter_claims, names.dead_letter]
-    topics += [names.changelog("meters"), names.changelog("rounds")]
+    topics += [names.state_changelog, names.liveness]
     for topic in topics:
         for message in read_topic(bootstrap, topic):
             raw = (message.value() or b"") + (message.key() or b"")

@@ -11,12 +11,13 @@ role       may (for prefix ``<p>``)
 device     write ``<p>.table-events`` (and ``<p>.dead-letter``: ingest puts an oversize line
            there); nothing else, not even read its own topic (``ingest --no-resume``)
 worker     read ``<p>.table-events`` and ``<p>.meter-claims``; write ``<p>.meter-claims``,
-           ``.events``, ``.awards``, ``.dead-letter``, ``.liveness``; read and write its two
-           changelogs (``<p>-controller-rounds-changelog``, ``-meters-``); group
-           ``<p>-controller``; transactional ids ``<p>-controller-*`` (one per worker);
-           reader groups (a partition's state is restored by reading its changelog directly)
+           ``.events``, ``.awards``, ``.dead-letter``, ``.liveness``; read and write its
+           changelog ``<p>-controller-state-changelog`` (a deployment of before: its two,
+           ``-rounds-`` and ``-meters-``); group ``<p>-controller``; transactional ids
+           ``<p>-controller-*`` (one per worker); reader groups (a partition's state is
+           restored by reading its changelog directly)
 signage    read ``<p>.events`` and ``<p>.liveness``; groups ``<p>-signage*``
-reader     read every ``<p>.*`` topic and the meters and rounds changelogs (dump, replay, audit,
+reader     read every ``<p>.*`` topic and the worker's changelogs (dump, replay, audit,
            ``ingest``'s resume); reader groups ``jackpot-reader-*``
 readside   the faust read side (``jackpot kafka readside``, app id ``<p>-readside``): read
            ``<p>.events``; write ``<p>.readside-alerts``; read and write its table's changelog
@@ -107,7 +108,7 @@ def role_grants(names: TopicNames, role: str) -> tuple[Grant, ...]:
             grants += _group(f"{names.prefix}-signage", "READ", pattern=PREFIXED)
         case "reader":
             grants = _topic(f"{names.prefix}.", "READ", "DESCRIBE", pattern=PREFIXED)
-            for table in ("meters", "rounds"):  # dump --source state reads the stored meters
+            for table in ("meters", "rounds", "state"):  # dump --source state reads the meters
                 grants += _topic(names.changelog(table), "READ", "DESCRIBE")
             grants += _group(READER_GROUP_PREFIX, "READ", pattern=PREFIXED)
         case "readside":
@@ -128,7 +129,7 @@ def _worker_grants(names: TopicNames) -> list[Grant]:
     grants += _topic(names.meter_claims, "READ", "WRITE", "DESCRIBE")
     for output in (names.events, names.awards, names.dead_letter, names.liveness):
         grants += _topic(output, "WRITE", "DESCRIBE")
-    for table in ("rounds", "meters"):  # provisioned: the worker creates no topic
+    for table in ("rounds", "meters", "state"):  # provisioned: it creates no topic
         grants += _topic(names.changelog(table), "READ", "WRITE", "DESCRIBE")
     grants += _group(names.app_id, "READ")
     grants += _group(READER_GROUP_PREFIX, "READ", pattern=PREFIXED)

@@ -6,9 +6,10 @@ The latency bench (`bench.kafka_latency`) asks a worker for it with ``JACKPOT_KA
 they came (`streams.scaleout.batch.take`), ``decided``, ``finished`` the previous batch's commit
 was waited for, ``produced`` the transaction began and the outputs and state were produced;
 the commit thread's ``offsets_sent`` (``send_offsets_to_transaction`` returned) and
-``committed``; and per source topic the records taken and the oldest and newest CreateTime among
-them. A batch's own line is written once its commit is known (by the next batch), so the line
-holds the whole batch.
+``committed``; per source topic the records taken and the oldest and newest CreateTime among
+them; and per topic written the partitions the transaction wrote (``written``: what the commit's
+markers cost grows with it, docs/kafka.md "Speed"). A batch's own line is written once its
+commit is known (by the next batch), so the line holds the whole batch.
 
 Measured this way (bench/PROPOSALS.md, "Kafka latency"): what a round's latency is made of, hop by
 hop, without a debugger or librdkafka's debug log (which costs the CPU it measures).
@@ -40,6 +41,16 @@ class BatchPhases:
     offsets_sent: float = 0.0
     committed: float = 0.0
     lanes: dict[str, list[float]] = field(default_factory=dict)
+    #: per topic written, the partitions the transaction added (its delivery reports; the
+    #: group's offsets add one partition of ``__consumer_offsets`` besides)
+    written: dict[str, list[int]] = field(default_factory=dict)
+
+    def delivered(self, error: object, message: Message) -> None:
+        """A delivery report of the batch's transaction: note its topic and partition."""
+        if error is None:
+            parts = self.written.setdefault(message.topic() or "", [])
+            if message.partition() not in parts:
+                parts.append(message.partition() or 0)
 
     def took(self, records: Iterable[Message]) -> None:
         """The records came: their count and CreateTime span per topic."""

@@ -23,18 +23,20 @@ topic                       key              retention    why
 ``<p>.liveness``            table_id         compacted    when the round processor last heard each
                                                           table (`streams.scaleout.liveness`); the
                                                           broker's clock stamps each record
-``<p>-controller-rounds-    table_id         compacted    the round processor's state store
-changelog``                                               (faust table ``rounds``)
-``<p>-controller-meters-    meter_id         compacted    the meter processor's state store
-changelog``                                               (faust table ``meters``)
+``<p>-controller-state-     ``r/`` table,    compacted    both processors' state (one record per
+changelog``                 ``m/`` meter                  table and per meter, a progress mark per
+                                                          lane and partition); deployments of
+                                                          before keep ``-rounds-changelog`` and
+                                                          ``-meters-changelog`` instead
 ``<p>.readside-alerts``     table_id         30 days      the read side's contribution-rate alerts
 ``<p>-readside-aggregates-  window key       compacted    the read side's aggregates (faust table
 changelog``                                               ``aggregates``; `readside_specs`)
 ==========================  ===============  ===========  ==========================================
 
-The changelogs have exactly as many partitions as their source topic (faust writes the state of a
-key to the partition its source record came from). Never change a partition count after records
-were written: a key would move to another partition and lose its order and its state.
+A changelog partition holds the state of the source partition of the same number, so the state
+changelog has as many partitions as the larger source topic (`state_partitions`), and the two
+changelogs of before exactly as many as their source topic. Never change a partition count after
+records were written: a key would move to another partition and lose its order and its state.
 """
 
 from __future__ import annotations
@@ -91,8 +93,14 @@ class TopicNames:
         return f"{self.prefix}-controller"
 
     def changelog(self, table: str) -> str:
-        """faust's name for a table's changelog topic."""
+        """faust's name for a table's changelog topic (the worker's two of before: ``rounds``
+        and ``meters``, kept by deployments provisioned with them)."""
         return f"{self.app_id}-{table}-changelog"
+
+    @property
+    def state_changelog(self) -> str:
+        """The worker's one changelog, both lanes' state (`streams.scaleout.store.changelogs`)."""
+        return self.changelog("state")
 
     @property
     def readside_id(self) -> str:
@@ -165,6 +173,22 @@ def topic_specs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
         TopicSpec(names.awards, layout.other_partitions, audit),
         TopicSpec(names.dead_letter, layout.other_partitions, audit),
         TopicSpec(names.liveness, layout.table_partitions, _liveness(layout.replication)),
+        TopicSpec(names.state_changelog, state_partitions(layout), compact),
+    )
+
+
+def state_partitions(layout: Layout) -> int:
+    """The shared changelog's partitions: one per partition of either source topic (the state of
+    table-events ``p`` and meter-claims ``p`` both live in partition ``p``)."""
+    return max(layout.table_partitions, layout.meter_partitions)
+
+
+def legacy_changelogs(names: TopicNames, layout: Layout) -> tuple[TopicSpec, ...]:
+    """The worker's two changelogs of before (the rounds and the meters lane): a deployment that
+    has them keeps them (`streams.scaleout.store.changelogs`); provisioned only for a worker
+    of that time (the bench's baseline)."""
+    compact = _compacted(layout.replication)
+    return (
         TopicSpec(names.changelog("rounds"), layout.table_partitions, compact),
         TopicSpec(names.changelog("meters"), layout.meter_partitions, compact),
     )

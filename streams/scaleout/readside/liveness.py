@@ -220,8 +220,9 @@ async def past_commit_markers(app: Any, every_s: float = 1.0) -> None:
     """Mark a partition recovered once faust's consumer has read to its end.
 
     faust 0.15.3 ends a recovery when it has delivered the record just before each partition's
-    end offset (its highwater less one). The worker writes the liveness topic in its
-    transactions, so on a quiet floor a partition's last offset is a commit marker, which a
+    end offset (its highwater less one). The worker wrote the liveness topic in its
+    transactions (now outside them, `streams.scaleout.side`; older segments keep the markers), so
+    on a quiet floor a partition's last offset is a commit marker, which a
     ``read_committed`` consumer never delivers: the recovery never ended and the watch gave up
     after `SETTLE_S` (found running the projector under the signage role, issue 13). faust's
     own fix-up (``detect_aborted_tx``) runs only for apps in its exactly-once mode. This does

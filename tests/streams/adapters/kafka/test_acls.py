@@ -69,6 +69,9 @@ def test_the_worker_reads_its_inputs_writes_its_outputs_its_state_and_its_transa
         topic("floor1-controller-meters-changelog", "READ"),
         topic("floor1-controller-meters-changelog", "WRITE"),
         topic("floor1-controller-meters-changelog", "DESCRIBE"),
+        topic("floor1-controller-state-changelog", "READ"),  # both lanes' state, one topic
+        topic("floor1-controller-state-changelog", "WRITE"),
+        topic("floor1-controller-state-changelog", "DESCRIBE"),
         ("GROUP", "floor1-controller", "LITERAL", "READ"),  # also send_offsets_to_transaction
         ("GROUP", "jackpot-reader-", "PREFIXED", "READ"),  # the changelog restore reads directly
         ("TRANSACTIONAL_ID", "floor1-controller-", "PREFIXED", "WRITE"),  # KIP-98 producer
@@ -94,6 +97,8 @@ def test_a_reader_reads_every_deployment_topic_and_the_stored_state() -> None:
         topic("floor1-controller-meters-changelog", "DESCRIBE"),
         topic("floor1-controller-rounds-changelog", "READ"),
         topic("floor1-controller-rounds-changelog", "DESCRIBE"),
+        topic("floor1-controller-state-changelog", "READ"),
+        topic("floor1-controller-state-changelog", "DESCRIBE"),
         ("GROUP", "jackpot-reader-", "PREFIXED", "READ"),
     }
 
