@@ -127,9 +127,19 @@ class Session:
 
     def rollback_point(self) -> Callable[[], Session]:
         """A new session at this point, when called: what an engine goes back to if the batch
-        it decides next never becomes durable. Costs what changed since the last read."""
-        base, deferred, decode = self._flush(), self._deferred, self._decode
-        return lambda: Session(base, deferred, decode)
+        it decides next never becomes durable. Changed meters and hits are frozen, tables copied
+        (an engine takes one a batch: freezing each wager in play cost ~3.5k a line)."""
+        base, deferred, decode = self._flush(""), self._deferred, self._decode
+        kept = [self.tables[table_id].copy() for table_id in self.dirty_tables]
+
+        def back() -> Session:
+            session = Session(base, deferred, decode)
+            for table in kept:
+                session.tables[table.table_id] = table.copy()
+                session.dirty_tables.add(table.table_id)
+            return session
+
+        return back
 
     def _read(self, raw: Any) -> TableState:
         if self._decode is None:
@@ -223,14 +233,11 @@ class Session:
     # -- the reference, for everything not hot ---------------------------------------------------
 
     def reference(self, command: Command) -> tuple[Event, ...]:
-        """Decide ``command`` with the reference and adopt the state its events lead to.
-
-        A table event with no configuration change pending is decided on the state with only
-        its own table (and every meter and hit) brought up to date: `controller.floor.decide`
-        then reads no other table (`_table_event`; `due_change` reads the tables only for a
-        pending change). Its events are adopted on that state if they touch nothing but that
-        table, meters and hits (`_LOCAL_EVENTS`), else on the whole state. A void froze every
-        table in play (~2.5M instructions at 8 tables, bench/PROPOSALS.md)."""
+        """Decide ``command`` with the reference and adopt the state its events lead to. A table
+        event with no configuration change pending is decided on the state with only its table
+        (and every meter and hit) brought up to date: `controller.floor.decide` then reads no
+        other table (`due_change` reads them only for a pending change); its events are adopted
+        on it if they touch nothing else, else on the whole state (a void froze every table)."""
         table_id = command.table_id if isinstance(command, TableEventBase) else None
         if table_id is None or self.pending:
             state = self.state()
