@@ -43,7 +43,7 @@ ENV = "JACKPOT_COMPILED"
 GROUP = "jackpot_fast"
 #: The modules compiled, by name: those whose compiled code pays (bench/PROPOSALS.md, "mypyc").
 #: `controller.fast.build` writes code with ``exec`` and the package's ``__init__`` only
-#: re-exports: both stay interpreted, as do `streams.codec.writer`, `streams.embedded.batch` and
+#: re-exports: both stay interpreted, as do `streams.codec.writer` and
 #: `streams.scaleout.fast_settle` (compiled, within 1% of their rows' instructions), and
 #: `controller.fast.lane` (compiled, the Kafka lanes took 392.8k instructions a table event
 #: against 252.4k interpreted: cachegrind, `bench.kafka_procs --once rm`, 2026-12-02).
@@ -64,6 +64,11 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.tables",
     "streams.door.fast_core",
     "streams.door.struct_checks",
+    # the embedded engine's lines: 100.2k -> 90.4k instructions an event with `batch` and
+    # `received`, its processing without the log (bench/PROPOSALS.md, "The engine's glue")
+    "streams.embedded.lines",
+    "streams.embedded.batch",
+    "streams.embedded.received",
 )
 _LOG = logging.getLogger("jackpot.compiled")
 

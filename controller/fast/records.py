@@ -94,6 +94,15 @@ class Round:
         out.contributions = list(state.contributions)
         return out
 
+    def copy(self) -> Round:
+        """A copy that shares nothing mutable with this round: `thaw` of its `freeze`, without
+        freezing each wager and decision (its indexes are rebuilt when read, as after a thaw)."""
+        out = Round(self.round_id, self.game, self.phase, set(self.indexed().event_ids))
+        out.wagers = list(self.wagers)
+        out.decisions = list(self.decisions)
+        out.contributions = list(self.contributions)
+        return out
+
     def indexed(self) -> Round:
         """This round, its indexes brought up to its wagers and decisions: ``placed`` holds
         each wager's (seat, wager, on), ``antes`` each seat's first Ante (as `check_decision`
@@ -206,6 +215,11 @@ class Table:
         """A mutable copy of ``state``."""
         current = None if state.round is None else Round.thaw(state.round)
         return Table(state.table_id, state.last_seq, current)
+
+    def copy(self) -> Table:
+        """`thaw` of this table's `freeze`, without freezing it (`Round.copy`)."""
+        current = None if self.round is None else self.round.copy()
+        return Table(self.table_id, self.last_seq, current)
 
     def freeze(self) -> TableState:
         """The frozen table."""

@@ -48,29 +48,22 @@ from controller.model.table_events import (
     RoundOpened,
     RoundSettled,
     RoundVoided,
+    TableEventBase,
     WagerPlaced,
     WagersLocked,
 )
 
 # Events whose reference `evolve` touches only the entries their own ids name.
 _LOCAL_EVENTS = (
-    RoundOpened,
-    WagerPlaced,
-    WagersLocked,
-    DecisionMade,
-    RoundSettled,
-    RoundVoided,
-    MeterSeeded,
-    ContributionRecorded,
-    ContributionsReversed,
-    MeterCorrected,
-    ProgressiveHit,
-    FixedAwarded,
-    EnvyAwarded,
-    EventRejected,
-    HitValidated,
-    HitPaid,
-)
+    RoundOpened, WagerPlaced, WagersLocked, DecisionMade, RoundSettled, RoundVoided, MeterSeeded,
+    ContributionRecorded, ContributionsReversed, MeterCorrected, ProgressiveHit, FixedAwarded,
+    EnvyAwarded, EventRejected, HitValidated, HitPaid,
+)  # fmt: skip
+
+
+def _local_to(event: Event, table_id: str) -> bool:
+    """Whether adopting ``event`` touches no table but ``table_id`` (`Session.adopt`)."""
+    return isinstance(event, _LOCAL_EVENTS) and getattr(event, "table_id", "") in (table_id, "")
 
 
 class Session:
@@ -134,9 +127,19 @@ class Session:
 
     def rollback_point(self) -> Callable[[], Session]:
         """A new session at this point, when called: what an engine goes back to if the batch
-        it decides next never becomes durable. Costs what changed since the last read."""
-        base, deferred, decode = self._flush(), self._deferred, self._decode
-        return lambda: Session(base, deferred, decode)
+        it decides next never becomes durable. Changed meters and hits are frozen, tables copied
+        (an engine takes one a batch: freezing each wager in play cost ~3.5k a line)."""
+        base, deferred, decode = self._flush(""), self._deferred, self._decode
+        kept = [self.tables[table_id].copy() for table_id in self.dirty_tables]
+
+        def back() -> Session:
+            session = Session(base, deferred, decode)
+            for table in kept:
+                session.tables[table.table_id] = table.copy()
+                session.dirty_tables.add(table.table_id)
+            return session
+
+        return back
 
     def _read(self, raw: Any) -> TableState:
         if self._decode is None:
@@ -144,12 +147,16 @@ class Session:
             raise TypeError(msg)
         return self._decode(raw)
 
-    def _flush(self) -> FloorState:
-        """The frozen state of everything but the tables still deferred."""
-        if self.dirty_tables or self.dirty_meters or self.dirty_hits:
+    def _flush(self, only: str | None = None) -> FloorState:
+        """The frozen state of everything but the tables still deferred; with ``only``, of that
+        table alone among the tables (the others stay as last frozen, and dirty)."""
+        dirty = self.dirty_tables
+        if only is not None:
+            dirty = {only} & dirty
+        if dirty or self.dirty_meters or self.dirty_hits:
             base = self._base
             tables = base.tables.mutate()
-            for table_id in self.dirty_tables:
+            for table_id in dirty:
                 tables[table_id] = self.tables[table_id].freeze()
             meters = base.meters.mutate()
             for meter_id in self.dirty_meters:
@@ -160,7 +167,7 @@ class Session:
             self._base = fast_replace(
                 base, tables=tables.finish(), meters=meters.finish(), hits=hits.finish()
             )
-            self.dirty_tables.clear()
+            self.dirty_tables.difference_update(dirty)
             self.dirty_meters.clear()
             self.dirty_hits.clear()
         return self._base
@@ -226,9 +233,22 @@ class Session:
     # -- the reference, for everything not hot ---------------------------------------------------
 
     def reference(self, command: Command) -> tuple[Event, ...]:
-        """Decide ``command`` with the reference and adopt the state its events lead to."""
-        state = self.state()
+        """Decide ``command`` with the reference and adopt the state its events lead to. A table
+        event with no configuration change pending is decided on the state with only its table
+        (and every meter and hit) brought up to date: `controller.floor.decide` then reads no
+        other table (`due_change` reads them only for a pending change); its events are adopted
+        on it if they touch nothing else, else on the whole state (a void froze every table)."""
+        table_id = command.table_id if isinstance(command, TableEventBase) else None
+        if table_id is None or self.pending:
+            state = self.state()
+            events = decide(state, command)
+            self.adopt(state, events)
+            return events
+        self.table(table_id)  # the base holds it from here on, thawed or not
+        state = self._flush(table_id)
         events = decide(state, command)
+        if not all(_local_to(event, table_id) for event in events):
+            state = self.state()
         self.adopt(state, events)
         return events
 

@@ -158,7 +158,7 @@ class EmbeddedController(Views):
         self, decide: Decide, items: Callable[[], list[object]], scope: Scope | None
     ) -> list[Outcome]:
         now = self._clock()
-        latest = latest_allowed(self._session.partial_state(), now)  # the configuration
+        latest = latest_allowed(self._session.config, now)
         ctx = Context(lambda: self._session, self._arm, scope, self._clock, now, latest)
         try:
             decided, position = self._decide_and_append(decide, None, ctx)

@@ -3,7 +3,7 @@
 `EmbeddedController.submit` takes parsed items: each is converted to the door's checked struct
 (`msgspec.convert` from a dict), then to a frozen `TableEvent`, then decided and encoded. For the
 four kinds that are ~96% of a floor's lines (a round opened, a wager, the lock, a decision) this
-module decodes the line straight into its struct (`streams.door.fast_decode.try_decode_line`, in
+module decodes the line straight into its struct (`streams.door.fast_core.decode_vouched`, in
 C), lets the session decide on the struct as it stands (`controller.fast.hot`'s deciders, as
 `streams.door.fast_core.run_lines` does), and writes its log record from the struct
 (`streams.codec.writer.TABLE_PLANS`: the frozen event's plan, reading the same fields). No dict,
@@ -49,8 +49,8 @@ from streams.door.contract_structs import (
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import DIRECT, Emitted, recorded
-from streams.door.fast_decode import round_event, table_event, try_decode_line
+from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded
+from streams.door.fast_decode import round_event, table_event
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
@@ -98,7 +98,7 @@ def decide_lines(
     out, seen, asked = Decided(), dict(logged or {}), logged is not None
     hot = _HOT
     for index, line in enumerate(lines):
-        struct = try_decode_line(line)
+        struct = decode_vouched(line)
         entry = hot.get(type(struct))
         if struct is None:
             name = names[index] if names else ""

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from controller.model.state import FloorState
+from controller.config.floor import FloorConfig
 
 
-def latest_allowed(state: FloorState, now: str) -> datetime | None:
+def latest_allowed(config: FloorConfig | None, now: str) -> datetime | None:
     """The latest ``occurred_at`` a table event may carry when received at ``now``: the
     controller's clock plus the configured skew (None before a configuration or a readable now)."""
-    if state.config is None:
+    if config is None:
         return None
     try:
         received = datetime.fromisoformat(now)
     except ValueError:
         return None
-    skew = state.config.communication.max_clock_skew_seconds
+    skew = config.communication.max_clock_skew_seconds
     return received + timedelta(seconds=skew) if received.tzinfo is not None else None
 
 

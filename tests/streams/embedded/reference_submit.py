@@ -32,7 +32,7 @@ class ReferenceController(EmbeddedController):
             seen: dict[str, bytes] = logged_payloads(self._log, raws)
             heard: list[str] = []
             now = self._clock()
-            latest = latest_allowed(self._session.partial_state(), now)
+            latest = latest_allowed(self._session.partial_state().config, now)
             with self._undo_on_error():
                 for raw in raws:
                     outcome, produced, payload = admit(
