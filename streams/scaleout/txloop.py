@@ -8,7 +8,8 @@ from the first record on: `streams.scaleout.batch.take`):
    partition's progress mark on the lane's compacted changelog (partition = source partition),
    and the consumed offsets with the group's metadata (``send_offsets_to_transaction``, KIP-447);
 3. commit it in a thread of its own (`streams.adapters.kafka.transactions.Committing`) while the
-   next batch is consumed and decided; that batch's transaction begins only once this commit
+   next batch is consumed and decided (what comes while the commit is in flight joins that batch:
+   `streams.scaleout.batch.more`); that batch's transaction begins only once this commit
    succeeded. The in-memory state takes a batch's records when its transaction is produced, so
    the next batch is decided against them: safe because a failed commit never lets the loop go
    on as it was. A batch refused only because the group moved to a new generation meanwhile
@@ -39,7 +40,7 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.phases import BatchPhases, PhaseLog, stamp
 from streams.adapters.kafka.transactions import Committing, error_text
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.scaleout.batch import Batch, Where, decide, take, usable
+from streams.scaleout.batch import Batch, Where, decide, more, take, usable
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
@@ -114,6 +115,8 @@ class TxLoop:
         if phases is not None:
             phases.took(records)
         batch = decide(records, self._lanes, self.owned.states, self._local) if records else None
+        if batch is not None:
+            batch = self._more(batch, phases)
         stamp(phases, "decided")
         try:
             self.finish()
@@ -127,7 +130,24 @@ class TxLoop:
         batch.phases = phases
         self._transact(batch)
         stamp(phases, "produced")
-        return len(records)
+        return batch.records
+
+    def _more(self, batch: Batch, phases: BatchPhases | None) -> Batch | None:
+        """``batch`` with the records that come while the previous batch still commits
+        (`streams.scaleout.batch.more`); None if a rebalance meanwhile took or renewed one of
+        its partitions: the batch dropped, every owned partition consumed again from its
+        state's progress (`Ownership.recover`), as after a migrated batch."""
+        committing = self._committing
+        if committing is None:
+            return batch
+        lanes, states, local = self._lanes, self.owned.states, self._local
+        alive, size = committing.is_alive, self._batch
+        if more(
+            self._consumer, alive, batch, phases, size=size, lanes=lanes, states=states, local=local
+        ):
+            return batch
+        self.owned.recover(())
+        return None
 
     def _recover(self, exc: Migrated) -> None:
         """Go on after a migrated batch with the same consumer and producer: its partitions'
