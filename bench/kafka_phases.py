@@ -4,7 +4,9 @@ per phase (and the partitions each batch's transaction wrote), so a round's stag
 (`bench.kafka_latency_clock.STAGES`) can be read against what the worker's loop did meanwhile.
 
 Phases per batch, in loop order: ``take`` (waiting for records and for the gather window),
-``decide``, ``wait_commit`` (the previous batch's commit still running), ``produce`` (begin, the
+``decide`` (with the records that came while the previous batch still committed, decided into
+the batch: `streams.scaleout.batch.more`), ``wait_commit`` (the previous batch's commit still
+running), ``produce`` (begin, the
 outputs and state produced), ``send_offsets`` and ``commit`` (the commit thread's two calls; each
 waits while the previous transaction's markers are still being written: the coordinator answers
 CONCURRENT_TRANSACTIONS and librdkafka asks again), and ``batch`` (all of it). ``claims_pickup``:

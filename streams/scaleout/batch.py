@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,9 @@ from streams.scaleout.store import Lane, PartitionState, is_reserved
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 Where = tuple[str, int]
+#: How long one wait for more records lasts while the previous batch commits (`more`): the
+#: batch goes on at most this long after that commit returned.
+MORE_POLL_S = 0.001
 
 
 @dataclass(slots=True)
@@ -54,11 +57,14 @@ def decide(
     lanes: Mapping[str, Lane[Any]],
     states: Mapping[Where, PartitionState[Any]],
     local: LocalApply | None = None,
+    into: Batch | None = None,
 ) -> Batch:
     """Each record through its lane's processor (records of owned partitions only), in order;
     with ``local``, an accepted table event's claims on owned meters applied in the batch
-    (`streams.scaleout.local_apply`)."""
-    batch = Batch(time.monotonic(), records=len(records))
+    (`streams.scaleout.local_apply`). ``into``: a batch decided so far, which these records
+    (coming after its own) join, decided against its records as against the state."""
+    batch = Batch(time.monotonic()) if into is None else into
+    batch.records += len(records)
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     for message in records:
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
@@ -98,3 +104,34 @@ def take(consumer: Consumer, size: int, timeout: float, until: float) -> list[Me
     if size <= 1:
         return [first]
     return [first, *consumer.consume(size - 1, max(0.0, until - time.monotonic()))]
+
+
+def more(
+    consumer: Consumer,
+    committing: Callable[[], bool],
+    batch: Batch,
+    phases: BatchPhases | None,
+    *,
+    size: int,
+    lanes: Mapping[str, Lane[Any]],
+    states: Mapping[Where, PartitionState[Any]],
+    local: LocalApply | None,
+) -> bool:
+    """The records that come while ``committing()`` (the previous batch's commit in flight)
+    decided into ``batch``, up to ``size`` records: they would otherwise wait for the next batch,
+    behind this one's whole commit (the tail of a round's latency: docs/kafka.md "Speed").
+    False, the batch to be dropped, if a rebalance inside ``consume`` took one of the batch's
+    partitions or gave it back anew (its state restored): a batch holds only records of
+    partitions owned all along."""
+    held = {where: states[where] for where in batch.progress}
+    while committing() and batch.records < size:
+        messages = consumer.consume(size - batch.records, MORE_POLL_S)
+        if any(states.get(where) is not state for where, state in held.items()):
+            return False
+        records = [m for m in messages if usable(m, states)]
+        if records:
+            if phases is not None:
+                phases.took(records, at=phases.taken)
+            decide(records, lanes, states, local, into=batch)
+            held.update((where, states[where]) for where in batch.progress)
+    return True

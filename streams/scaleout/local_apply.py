@@ -12,7 +12,7 @@ not written. The transaction also carries the meter-claims partition's consumed 
 progress, unchanged), so the partition's next owner reads the group's committed offset stable
 and waits for this transaction to end before it restores the meter (KIP-447), exactly as for
 the partitions the batch consumed; and a group that moved to a new generation refuses the
-transaction (`streams.scaleout.txloop.Migrated`): ownership holds at the commit.
+transaction (`streams.scaleout.tx_failures.Migrated`): ownership holds at the commit.
 
 **Order per (meter, table).** The meter lane skips a claim at or below the meter's mark for its
 table (`streams.scaleout.meters`, step 3). A claim of table T for meter m still in the topic
@@ -46,8 +46,8 @@ from typing import Any
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
 from streams.scaleout.records import Processed, processed
-from streams.scaleout.rounds import TableRecord
 from streams.scaleout.store import PartitionState
+from streams.scaleout.table_record import TableRecord
 
 Where = tuple[str, int]
 Owed = tuple[tuple[str, int, int], ...]

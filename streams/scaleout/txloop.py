@@ -8,7 +8,8 @@ from the first record on: `streams.scaleout.batch.take`):
    partition's progress mark on the lane's compacted changelog (partition = source partition),
    and the consumed offsets with the group's metadata (``send_offsets_to_transaction``, KIP-447);
 3. commit it in a thread of its own (`streams.adapters.kafka.transactions.Committing`) while the
-   next batch is consumed and decided; that batch's transaction begins only once this commit
+   next batch is consumed and decided (what comes while the commit is in flight joins that batch:
+   `streams.scaleout.batch.more`); that batch's transaction begins only once this commit
    succeeded. The in-memory state takes a batch's records when its transaction is produced, so
    the next batch is decided against them: safe because a failed commit never lets the loop go
    on as it was. A batch refused only because the group moved to a new generation meanwhile
@@ -37,21 +38,16 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.phases import BatchPhases, PhaseLog, stamp
-from streams.adapters.kafka.transactions import (
-    MIGRATION_CODES,
-    Committing,
-    error_text,
-    fencing,
-    migration,
-)
+from streams.adapters.kafka.transactions import Committing, error_text
 from streams.adapters.prometheus.worker import WorkerMetrics
-from streams.codec import DEDUPE_HEADER, Output
-from streams.scaleout.batch import Batch, Where, decide, take, usable
+from streams.scaleout.batch import Batch, Where, decide, more, take, usable
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.ownership import Ownership, listed
 from streams.scaleout.records import coalesced
 from streams.scaleout.side import SideWriter
 from streams.scaleout.store import Lane
+from streams.scaleout.tx_failures import Migrated, failure
+from streams.scaleout.tx_writes import Writes
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 TXN_S = 30.0
@@ -66,22 +62,6 @@ MIGRATIONS = 5
 #: How long an idle loop waits for a record before it looks at its stop flag and commits
 #: positions moved past transaction markers; a record ends the wait at once.
 IDLE_POLL_S = 0.1
-
-
-class Fenced(StoreUnavailable):
-    """The broker refused this worker's transaction because another member (or producer) now
-    owns what it wrote: nothing of the batch is visible; rebuild from the changelogs."""
-
-
-class Migrated(StoreUnavailable):
-    """The group coordinator refused the batch's offsets because the group moved to a new
-    generation while it was in flight (a rebalance; Kafka Streams' TaskMigratedException): the
-    transaction is aborted and the producer still usable. `TxLoop.step` recovers in place
-    (`Ownership.recover`); should it escape, the worker rebuilds (a StoreUnavailable)."""
-
-    def __init__(self, message: str, partitions: list[Where]) -> None:
-        super().__init__(message)
-        self.partitions = partitions
 
 
 class TxLoop:
@@ -110,7 +90,7 @@ class TxLoop:
         self.in_transaction = False
         self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
-        self._report: Callable[[Any, Any], None] | None = None  # a traced batch's deliveries
+        self._writes = Writes(producer, self._lanes)  # the transactions' produce calls
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self.committed = 0  # batches of records committed (a worker's failures "in a row")
         self.migrations = 0  # migrated batches in a row (`MIGRATIONS`)
@@ -135,6 +115,8 @@ class TxLoop:
         if phases is not None:
             phases.took(records)
         batch = decide(records, self._lanes, self.owned.states, self._local) if records else None
+        if batch is not None:
+            batch = self._more(batch, phases)
         stamp(phases, "decided")
         try:
             self.finish()
@@ -148,7 +130,24 @@ class TxLoop:
         batch.phases = phases
         self._transact(batch)
         stamp(phases, "produced")
-        return len(records)
+        return batch.records
+
+    def _more(self, batch: Batch, phases: BatchPhases | None) -> Batch | None:
+        """``batch`` with the records that come while the previous batch still commits
+        (`streams.scaleout.batch.more`); None if a rebalance meanwhile took or renewed one of
+        its partitions: the batch dropped, every owned partition consumed again from its
+        state's progress (`Ownership.recover`), as after a migrated batch."""
+        committing = self._committing
+        if committing is None:
+            return batch
+        lanes, states, local = self._lanes, self.owned.states, self._local
+        alive, size = committing.is_alive, self._batch
+        if more(
+            self._consumer, alive, batch, phases, size=size, lanes=lanes, states=states, local=local
+        ):
+            return batch
+        self.owned.recover(())
+        return None
 
     def _recover(self, exc: Migrated) -> None:
         """Go on after a migrated batch with the same consumer and producer: its partitions'
@@ -171,14 +170,15 @@ class TxLoop:
         against them while this one commits (safe: see the module docstring)."""
         self._batches += 1 if batch.records else 0
         self._started = time.monotonic()
-        self._report = None if batch.phases is None else batch.phases.delivered
+        self._writes.report = None if batch.phases is None else batch.phases.delivered
         try:
             self._producer.begin_transaction()
             self.in_transaction = True
             for outputs in batch.outputs.values():
                 kept = coalesced(outputs)
-                self._produce(kept if self._side is None else self._side.split(kept, batch.later))
-            self._write_state(batch)
+                side = self._side
+                self._writes.outputs(kept if side is None else side.split(kept, batch.later))
+            self._writes.state(batch)
             if batch.records and self._batches == self._kill_after:  # fault injection:
                 self._producer.flush(30.0)  # outputs on the broker, no commit
                 os.kill(os.getpid(), signal.SIGKILL)
@@ -224,32 +224,6 @@ class TxLoop:
         if batch.later and self._side is not None:
             self._side.send(batch.later)
 
-    def _produce(self, outputs: list[Output]) -> None:
-        for out in outputs:
-            headers = [(DEDUPE_HEADER, out.dedupe_id.encode())]
-            self._send(out.topic, out.key.encode(), out.value, headers=headers)
-
-    def _write_state(self, batch: Batch) -> None:
-        """Each touched key's record and each partition's progress, to the changelog partition
-        of the source partition."""
-        for (topic, part), records in batch.states.items():
-            lane = self._lanes[topic]
-            for key, record in records.items():
-                self._send(lane.changelog, lane.stored(key), lane.to_bytes(record), part)
-        for (topic, part), offset in batch.progress.items():
-            lane = self._lanes[topic]
-            self._send(lane.changelog, lane.mark(part), b"%d" % offset, part)
-
-    def _send(self, topic: str, key: bytes, value: bytes, partition: int = -1, **kw: Any) -> None:
-        if self._report is not None:
-            kw["on_delivery"] = self._report
-        while True:
-            try:
-                self._producer.produce(topic, value, key, partition, **kw)
-                return
-            except BufferError:  # the local queue is full: let deliveries drain it
-                self._producer.poll(0.05)
-
     def _apply(self, batch: Batch) -> None:
         for where, records in batch.states.items():
             self.owned.states[where].records.update(records)
@@ -271,23 +245,11 @@ class TxLoop:
             self._transact(Batch(time.monotonic(), progress=moved))
 
     def _fail(self, exc: KafkaException, records: int, touched: Sequence[Where] = ()) -> None:
-        """Abort the open transaction (if the producer still can) and raise: `Migrated` when the
-        abort went through and the error allows going on in place (`migration`: mostly the
-        group's generation moved), `Fenced` when the broker says another owner took over, else
-        StoreUnavailable (a rebuild: the consumer is past records whose batch never committed)."""
+        """Abort the open transaction (if the producer still can) and raise what `failure`
+        makes of ``exc``: `Migrated` (go on in place), `Fenced` or StoreUnavailable (rebuild)."""
         self.abandon()
         self._metrics.stale_writes.labels("batch").inc()
-        in_place = migration(exc)
-        if in_place is not None and not self._abort_failed:
-            how = "migrated" if in_place.code() in MIGRATION_CODES else "aborted in place"
-            msg = f"{how}: {error_text(exc)}; {records} record(s) of {listed(touched)} aborted"
-            raise Migrated(msg, list(touched)) from exc
-        fenced = fencing(exc)
-        if fenced is not None:
-            msg = f"fenced: {error_text(exc)}; {records} record(s) aborted, none visible"
-            raise Fenced(msg) from exc
-        msg = f"transaction failed: {error_text(exc)}; {records} record(s) aborted"
-        raise StoreUnavailable(msg) from exc
+        raise failure(exc, records, touched, self._abort_failed) from exc
 
     def abandon(self) -> None:
         """Finish the commit in progress and abort a transaction still open, if any: a revoke

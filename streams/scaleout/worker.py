@@ -53,7 +53,8 @@ from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, met
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.side import SideWriter
 from streams.scaleout.store import Lane, changelogs
-from streams.scaleout.txloop import Fenced, TxLoop
+from streams.scaleout.tx_failures import Fenced
+from streams.scaleout.txloop import TxLoop
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 RETRIES = 5

@@ -52,9 +52,10 @@ class BatchPhases:
             if message.partition() not in parts:
                 parts.append(message.partition() or 0)
 
-    def took(self, records: Iterable[Message]) -> None:
-        """The records came: their count and CreateTime span per topic."""
-        self.taken = time.time()
+    def took(self, records: Iterable[Message], at: float | None = None) -> None:
+        """The records came (``at``, now if None: more records joining a batch keep its time
+        taken): their count and CreateTime span per topic."""
+        self.taken = time.time() if at is None else at
         for message in records:
             created = message.timestamp()[1] / 1000
             span = self.lanes.setdefault(message.topic() or "", [0, created, created])

@@ -26,7 +26,7 @@ from streams.scaleout.meter_ops import (
     reference_op_from_bytes,
 )
 from streams.scaleout.records import SourcePos, dumps, reference_dumps
-from streams.scaleout.rounds import RECENT_IDS, TableRecord
+from streams.scaleout.table_record import RECENT_IDS, TableRecord
 
 TEXT = st.text(st.characters(codec=None, exclude_categories=[]), max_size=12)  # surrogates too
 VALUES = st.recursive(

@@ -18,7 +18,8 @@ from streams.scaleout.heard import Heard
 from streams.scaleout.records import SourcePos
 from streams.scaleout.side import SideWriter
 from streams.scaleout.store import PartitionState
-from streams.scaleout.txloop import Migrated, TxLoop
+from streams.scaleout.tx_failures import Migrated
+from streams.scaleout.txloop import TxLoop
 from tests.streams.scaleout.test_txloop_migrated import LANE, FakeConsumer, FakeProducer, T
 
 LIVENESS = "p.liveness"

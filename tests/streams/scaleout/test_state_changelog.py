@@ -117,7 +117,7 @@ def test_the_loop_writes_each_lanes_records_and_mark_under_its_tag() -> None:
     loop = TxLoop("fake:9092", FakeConsumer([]), producer, [ROUNDS, METERS], WorkerMetrics())  # type: ignore[arg-type]
     states = {(NAMES.table_events, 2): {b"t": 1}, (NAMES.meter_claims, 2): {b"t": 2}}
     progress = {(NAMES.table_events, 2): 10, (NAMES.meter_claims, 2): 4}
-    loop._write_state(Batch(time.monotonic(), states=states, progress=progress))
+    loop._writes.state(Batch(time.monotonic(), states=states, progress=progress))
     assert sorted(producer.written) == sorted(
         [
             (SHARED, b"r/t", 2),

@@ -26,7 +26,8 @@ from streams.scaleout import ownership
 from streams.scaleout.batch import Batch
 from streams.scaleout.records import Processed
 from streams.scaleout.store import Lane, PartitionState
-from streams.scaleout.txloop import MIGRATIONS, Fenced, TxLoop
+from streams.scaleout.tx_failures import Fenced
+from streams.scaleout.txloop import MIGRATIONS, TxLoop
 
 T = "p.table-events"
 LANE: Lane[int] = Lane("round", T, "p-cl", lambda *a: Processed("", None), b"%d".__mod__, int)

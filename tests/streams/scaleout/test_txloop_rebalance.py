@@ -20,7 +20,8 @@ from confluent_kafka import KafkaError, KafkaException, TopicPartition
 
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.scaleout.batch import Batch
-from streams.scaleout.txloop import Migrated, TxLoop
+from streams.scaleout.tx_failures import Migrated
+from streams.scaleout.txloop import TxLoop
 
 
 class Stop(Exception):

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from streams.scaleout import worker as worker_module
-from streams.scaleout.txloop import Fenced
+from streams.scaleout.tx_failures import Fenced
 from streams.scaleout.worker import EXIT_FAILED, RETRIES, Worker
 
 
