@@ -52,6 +52,7 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.contribution",
     "controller.fast.hands",
     "controller.fast.hot",
+    "controller.fast.local",
     "controller.fast.meter_record",
     "controller.fast.payouts",
     "controller.fast.records",

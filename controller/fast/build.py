@@ -22,9 +22,10 @@ from controller.model.table_events import DecisionMade, WagerPlaced
 _T = TypeVar("_T")
 
 
-def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
-    """A function ``build(*values)`` equal to ``cls(**dict(zip(given, values)))``."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]  # a dataclass, checked here
+def slot_defaults(cls: type, given: tuple[str, ...]) -> dict[str, Any] | None:
+    """The fields not ``given`` with their defaults, if ``cls(**dict(zip(given, values)))`` is
+    ``object.__new__(cls)`` with each field's slot set through its descriptor; else None."""
+    fields = dataclasses.fields(cls)
     names = [f.name for f in fields]
     defaults = {f.name: f.default for f in fields if f.name not in given}
     plain = (
@@ -39,8 +40,15 @@ def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
         and all(name.isidentifier() for name in names)
         and all(type(getattr(cls, name, None)).__name__ == "member_descriptor" for name in names)
     )
-    if not plain:
+    return defaults if plain else None
+
+
+def builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
+    """A function ``build(*values)`` equal to ``cls(**dict(zip(given, values)))``."""
+    defaults = slot_defaults(cls, given)
+    if defaults is None:
         return lambda *values: cls(**dict(zip(given, values, strict=True)))
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]  # checked above
     namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
     lines = []
     for number, name in enumerate(names):

@@ -24,46 +24,14 @@ from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
 from controller.fast.hot import DECIDERS
+from controller.fast.local import LOCAL_EVENTS, local_to
 from controller.fast.meter_record import Meter
 from controller.fast.records import KNOWN_SHAPES, Table
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.floor import Command, decide
-from controller.model.events import (
-    ConfigActivated,
-    ContributionRecorded,
-    ContributionsReversed,
-    EnvyAwarded,
-    Event,
-    EventRejected,
-    FixedAwarded,
-    HitPaid,
-    HitValidated,
-    MeterCorrected,
-    MeterSeeded,
-    ProgressiveHit,
-)
+from controller.model.events import ConfigActivated, Event
 from controller.model.state import FloorState, HitState, MeterState, TableState, fast_replace
-from controller.model.table_events import (
-    DecisionMade,
-    RoundOpened,
-    RoundSettled,
-    RoundVoided,
-    TableEventBase,
-    WagerPlaced,
-    WagersLocked,
-)
-
-# Events whose reference `evolve` touches only the entries their own ids name.
-_LOCAL_EVENTS = (
-    RoundOpened, WagerPlaced, WagersLocked, DecisionMade, RoundSettled, RoundVoided, MeterSeeded,
-    ContributionRecorded, ContributionsReversed, MeterCorrected, ProgressiveHit, FixedAwarded,
-    EnvyAwarded, EventRejected, HitValidated, HitPaid,
-)  # fmt: skip
-
-
-def _local_to(event: Event, table_id: str) -> bool:
-    """Whether adopting ``event`` touches no table but ``table_id`` (`Session.adopt`)."""
-    return isinstance(event, _LOCAL_EVENTS) and getattr(event, "table_id", "") in (table_id, "")
+from controller.model.table_events import TableEventBase
 
 
 class Session:
@@ -247,7 +215,7 @@ class Session:
         self.table(table_id)  # the base holds it from here on, thawed or not
         state = self._flush(table_id)
         events = decide(state, command)
-        if not all(_local_to(event, table_id) for event in events):
+        if not all(local_to(event, table_id) for event in events):
             state = self.state()
         self.adopt(state, events)
         return events
@@ -261,7 +229,7 @@ class Session:
             return
         self._base = new
         for event in events:
-            if not isinstance(event, _LOCAL_EVENTS):
+            if not isinstance(event, LOCAL_EVENTS):
                 self._reset(new)
                 return
             table_id = getattr(event, "table_id", "")

@@ -12,7 +12,8 @@ says which ran (``jackpot --version``, the bench's facts).
 
 What it does so far, for `streams.embedded.lines`: `payload` (the log record's bytes of a
 vouched hot line; see ``src/hot_line.rs``) and `contribution` (a `ContributionRecorded`'s record;
-``src/contribution.rs``).
+``src/contribution.rs``), and `slot_builder` (the engine's log records and answers made
+without their ``__init__``; ``src/slots.rs``).
 
 Only the stdlib and `streams.compiled` (stdlib only) here: nothing of the rules.
 """
@@ -163,3 +164,17 @@ def contribution_writer(cls: type) -> Callable[[object], bytes | None] | None:
         return None
     writer: Callable[[object], bytes | None] = module.contribution
     return writer
+
+
+def slot_builder(
+    cls: type, given: tuple[str, ...], defaults: dict[str, Any]
+) -> Callable[..., Any] | None:
+    """The extension's `Builder` (``src/slots.rs``) of ``cls`` if this process runs it, else
+    None: ``build(*values)`` sets the ``given`` fields, then ``defaults``, on ``object.__new__``
+    of ``cls``. Only for a class `controller.fast.build.slot_defaults` vouches for (the caller's
+    check) and that ``object.__new__`` would make (not abstract)."""
+    module = load()
+    if module is None or getattr(cls, "__abstractmethods__", None):
+        return None
+    made: Callable[..., Any] = module.Builder(cls, list(given), list(defaults.items()))
+    return made

@@ -6,6 +6,7 @@
 
 mod contribution;
 mod hot_line;
+mod slots;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -29,5 +30,6 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(payload, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
+    module.add_class::<slots::Builder>()?;
     Ok(())
 }

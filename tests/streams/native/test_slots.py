@@ -1,0 +1,79 @@
+"""Proven equal: a record or answer made by the extension's `Builder` (``streams/native/src/
+slots.rs``) against the class's own constructor, for any values.
+
+Field for field, ``==``, ``hash``, ``repr`` and the type; the engine's two constructors
+(`streams.embedded.batch.new_record`, `new_answer`) are the native ones whenever this process runs
+the extension; the builder refuses a wrong count of values as a call would, and is handed no
+class `controller.fast.build.slot_defaults` does not vouch for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.fast.build import slot_defaults
+from streams import native
+from streams.embedded import batch
+from streams.embedded.intake import Outcome
+from streams.ports import LogRecord
+
+BUILT = native.current_build()
+pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (make fast)")
+RECORD = ("key", "payload", "dedupe_id", "received_at")
+ANSWER = ("event_id", "status", "reason")
+ANY = st.one_of(st.text(), st.binary(), st.integers(), st.none(), st.booleans())
+
+
+def _native(cls: type, given_: tuple[str, ...]) -> Any:
+    defaults = slot_defaults(cls, given_)
+    assert defaults is not None
+    assert BUILT is not None
+    return BUILT.Builder(cls, list(given_), list(defaults.items()))
+
+
+def _same(made: object, expected: object) -> None:
+    assert type(made) is type(expected)
+    assert dataclasses.astuple(made) == dataclasses.astuple(expected)  # type: ignore[call-overload]
+    assert made == expected
+    assert hash(made) == hash(expected)
+    assert repr(made) == repr(expected)
+
+
+@given(st.tuples(ANY, ANY, ANY, ANY))
+def test_a_log_record_is_the_constructors(values: tuple[object, ...]) -> None:
+    _same(_native(LogRecord, RECORD)(*values), LogRecord(*values))  # type: ignore[arg-type]
+
+
+@given(st.tuples(ANY, ANY, ANY))
+def test_an_answer_is_the_constructors_with_its_defaults(values: tuple[object, ...]) -> None:
+    expected = Outcome(*values)  # type: ignore[arg-type]
+    _same(_native(Outcome, ANSWER)(*values), expected)
+
+
+def test_the_engine_uses_the_native_builders_when_it_runs_the_extension() -> None:
+    native_runs = native.load() is not None
+    for made in (batch.new_record, batch.new_answer):
+        assert (type(made).__name__ == "Builder") is native_runs
+    _same(batch.new_record("T", b"{}", "e", "now"), LogRecord("T", b"{}", "e", "now"))
+    _same(batch.new_answer("e", "accepted", ""), Outcome("e", "accepted", ""))
+
+
+def test_a_wrong_count_of_values_is_refused() -> None:
+    with pytest.raises(TypeError, match="takes 4 positional arguments but 2 were given"):
+        _native(LogRecord, RECORD)("T", b"{}")
+
+
+def test_a_class_with_a_post_init_is_not_vouched_for() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        value: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    assert slot_defaults(Checked, ("value",)) is None
