@@ -44,7 +44,7 @@ from streams.adapters.kafka.security import client_settings
 from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.codec import DEDUPE_HEADER, decode
 from streams.scaleout.meters import meter_record_from_bytes
-from streams.scaleout.store import changelogs, is_reserved
+from streams.scaleout.store import changelog_topics, changelogs, untagged
 
 
 @dataclass
@@ -134,14 +134,14 @@ def read_events(bootstrap: str, names: TopicNames) -> Fold:
 def worker_meters(bootstrap: str, names: TopicNames) -> dict[str, MeterState]:
     """The meter state the workers stored (the last value per meter key of the changelog that
     holds the meter lane's state: `streams.scaleout.store.changelogs`)."""
-    candidates = [names.state_changelog, names.changelog("rounds"), names.changelog("meters")]
-    topic, tag = changelogs(names, partition_counts(bootstrap, candidates))["meter"]
+    existing = partition_counts(bootstrap, changelog_topics(names))
+    topic, tag = changelogs(names, existing)["meter"]
     latest: dict[str, bytes] = {}
     for message in read_topic(bootstrap, topic):
-        stored = as_bytes(message.key())
-        if is_reserved(stored) or not stored.startswith(tag):  # a mark, or a table's record
+        meter_key = untagged(as_bytes(message.key()), tag)
+        if meter_key is None:  # a mark, or a table's record
             continue
-        key, value = text(stored[len(tag) :]), message.value()
+        key, value = text(meter_key), message.value()
         if value is None:  # a tombstone: the key was deleted
             latest.pop(key, None)
         else:

@@ -52,6 +52,14 @@ def is_reserved(key: bytes | str) -> bool:
     return key[:1] in (b"\x00", "\x00")
 
 
+def untagged(stored: bytes, tag: bytes) -> bytes | None:
+    """A changelog key as the state key of the lane whose keys carry ``tag`` (b"": a changelog
+    of its own); None if it is reserved (a mark) or another lane's."""
+    if is_reserved(stored) or not stored.startswith(tag):
+        return None
+    return stored[len(tag) :]
+
+
 @dataclass(frozen=True, slots=True)
 class Lane(Generic[R]):
     """One processor: its name (a metrics label), source topic, changelog topic, the pure step
@@ -75,11 +83,13 @@ class Lane(Generic[R]):
 
     def key_of(self, stored: bytes) -> bytes | None:
         """A changelog key as the lane's state key; None if it is another lane's or reserved."""
-        if is_reserved(stored):
-            return None
-        if not self.tag:
-            return stored
-        return stored[len(self.tag) :] if stored.startswith(self.tag) else None
+        return untagged(stored, self.tag)
+
+
+def changelog_topics(names: TopicNames) -> list[str]:
+    """Every changelog a deployment may have (the shared one, the two of before): the topics
+    whose existence `changelogs` chooses by."""
+    return [names.state_changelog, names.changelog("rounds"), names.changelog("meters")]
 
 
 def changelogs(names: TopicNames, existing: Collection[str]) -> dict[str, tuple[str, bytes]]:

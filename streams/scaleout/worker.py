@@ -52,7 +52,7 @@ from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.side import SideWriter
-from streams.scaleout.store import Lane, changelogs
+from streams.scaleout.store import Lane, changelog_topics, changelogs
 from streams.scaleout.tx_failures import Fenced
 from streams.scaleout.txloop import TxLoop
 
@@ -70,8 +70,7 @@ def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
     names = TopicNames(settings.prefix)
     config = load_floor_config(settings.config_path.read_text("utf-8"), str(settings.config_path))
     sources = [names.table_events, names.meter_claims, names.liveness]
-    candidates = [names.state_changelog, names.changelog("rounds"), names.changelog("meters")]
-    counts = partition_counts(settings.bootstrap, sources + candidates)
+    counts = partition_counts(settings.bootstrap, sources + changelog_topics(names))
     where = changelogs(names, counts)
     needed = sources + sorted({topic for topic, _ in where.values()})
     if any(topic not in counts for topic in needed):

@@ -3,7 +3,7 @@
 //! object allocated as `object.__new__(cls)` does (`tp_alloc`) and each slot set through its
 //! own descriptor (`PyObject_GenericSetAttr` finds the member descriptor, skipping the class's
 //! refusing `__setattr__`, as the Python builder's `descriptor.__set__` does). The Python side
-//! (`streams.native.builder`) hands in only the classes the Python builder vouches for;
+//! (`streams.native.slot_builder`) hands in only the classes the Python builder vouches for;
 //! `tests/streams/native/test_slots.py` requires the same objects field for field.
 
 use pyo3::exceptions::PyTypeError;
