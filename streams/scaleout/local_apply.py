@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from streams.scaleout.claim_output import Claim
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
 from streams.scaleout.records import Processed, processed
@@ -111,16 +112,19 @@ class LocalApply:
         the meter lane's outputs, the meters' records put into ``batch_states``, their
         partitions' progress into ``progress`` and their outcomes into ``outcomes``; the table's
         record with its ``owed`` claims brought up to date."""
-        record = result.record
+        record, topic = result.record, self.topic
         if record is None:
             return result
+        if not record.owed and all(out.topic != topic for out in result.outputs):
+            return result  # no claim, none owed: what the loop below gives back, unchanged
         owed = {m: (seq, index) for m, seq, index in record.owed}
         outputs = []
         for out in result.outputs:
-            if out.topic != self.topic:
+            if out.topic != topic:
                 outputs.append(out)
                 continue
-            op = op_from_bytes(out.value)
+            # the operation the record holds; a `Claim` hands it over without its bytes
+            op = out.op() if type(out) is Claim else op_from_bytes(out.value)
             where, key = self.where(op.meter_id), op.meter_id.encode()
             owned, meter = self._meter(where, key, batch_states, states)
             done = None

@@ -56,9 +56,9 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
+from streams.scaleout.claim_output import Claim
 from streams.scaleout.fast_settle import FastSettle
 from streams.scaleout.heard import Heard
-from streams.scaleout.meter_ops import claim_bytes
 from streams.scaleout.records import (
     Processed,
     SourcePos,
@@ -92,6 +92,9 @@ class RoundProcessor:
         self._config = config
         self._names = names
         self._settle = FastSettle(config)
+        # the topics written per input, named once (`TopicNames` formats them on every read)
+        self._events, self._claims = names.events, names.meter_claims
+        self._awards, self._liveness = names.awards, names.liveness
 
     def process(
         self, record: TableRecord | None, key: str | None, raw: bytes, pos: SourcePos
@@ -161,8 +164,8 @@ class RoundProcessor:
         encoded: tuple[bytes, str],
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
-        names, table_id, (value, digest) = self._names, event.table_id, encoded
-        outputs = [output(names.events, table_id, value, event.event_id)]  # `event_output`'s
+        table_id, (value, digest), events = event.table_id, encoded, self._events
+        outputs = [output(events, table_id, value, event.event_id)]  # `event_output`'s
         contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
@@ -170,11 +173,11 @@ class RoundProcessor:
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     contributed.append((step.round_id, entry))
-                payload = claim_bytes(step, event.seq, index)
-                outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
+                # `claim_bytes`'s record, encoded only if written (`streams.scaleout.claim_output`)
+                outputs.append(Claim(self._claims, step_id, step, event.seq, index))
             else:
-                outputs.append(event_output(names.events, table_id, step, step_id))
-                outputs.append(event_output(names.awards, table_id, step, step_id))
+                outputs.append(event_output(events, table_id, step, step_id))
+                outputs.append(event_output(self._awards, table_id, step, step_id))
         outputs.append(self._heard(table_id, "event", event.event_id, pos))
         # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
         table = next_table(record.table if record else None, event, contributed)
@@ -183,7 +186,7 @@ class RoundProcessor:
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
-        return Heard(self._names.liveness, table_id, kind, event_id, pos)
+        return Heard(self._liveness, table_id, kind, event_id, pos)
 
     def _reject(
         self,
