@@ -115,8 +115,12 @@ class LocalApply:
         record, topic = result.record, self.topic
         if record is None:
             return result
-        if not record.owed and all(out.topic != topic for out in result.outputs):
-            return result  # no claim, none owed: what the loop below gives back, unchanged
+        if not record.owed:
+            for out in result.outputs:
+                if out.topic == topic:
+                    break
+            else:  # no claim, none owed: what the loop below gives back, unchanged
+                return result
         owed = {m: (seq, index) for m, seq, index in record.owed}
         outputs = []
         for out in result.outputs:
