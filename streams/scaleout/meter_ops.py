@@ -15,10 +15,10 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from controller.fast.build import CLAIM_FIELDS, CONTRIBUTION_CLAIM, builder
+from controller.fast.build import CLAIM_FIELDS, CONTRIBUTION_CLAIM
 from controller.meter import ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.model.errors import InvalidEvent
-from streams.scaleout.records import FAST_WRITER, dumps
+from streams.scaleout.records import FAST_WRITER, dumps, fast_builder
 
 OpKind = Literal["seed", "contribution", "reversal", "hit"]
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -63,7 +63,7 @@ def claim_op(claim: MeterClaim, table_seq: int, index: int) -> MeterOp:
     )
 
 
-meter_op: Final = builder(
+meter_op: Final = fast_builder(
     MeterOp, ("meter_id", "kind", "table_id", "table_seq", "index", "occurred_at", "claim")
 )
 

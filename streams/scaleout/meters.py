@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
-from controller.fast.build import builder
 from controller.fast.lane import meter_event, next_meter
 from controller.meter import decide_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
@@ -52,6 +51,7 @@ from streams.scaleout.records import (
     dead_letter,
     dumps,
     event_output,
+    fast_builder,
     processed,
     source_pos,
 )
@@ -80,7 +80,9 @@ class MeterRecord:
 
 
 #: `MeterRecord`'s positional constructor (`controller.fast.build`: the same object, faster).
-_record: Final = builder(MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold"))
+_record: Final = fast_builder(
+    MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold")
+)
 
 
 def meter_record_to_bytes(record: MeterRecord) -> bytes:
