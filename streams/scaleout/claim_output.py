@@ -5,11 +5,11 @@ A table event's claim (`streams.scaleout.rounds`) is an output on ``<p>.meter-cl
 worker owns the claim's meter, local apply (`streams.scaleout.local_apply`) applies it in the
 round lane's own batch instead and the claim is never written; main encoded every claim
 (`streams.scaleout.meter_ops.claim_bytes`) and local apply decoded it straight back
-(`op_from_bytes`): ~3 µs a contribution, a tenth of the worker's CPU per table event. A `Claim` is
-an `Output` whose ``value`` is those bytes, written from its fields when first read (the worker
-reads them only for a claim it produces), and whose `op` is the operation `op_from_bytes` reads
-from them: for a contribution (all of a lock's claims) built from the claim itself, its fields
-being text and integers, which JSON gives back as they were
+(`op_from_bytes`), a visible share of the worker's CPU on a lock's claims. A `Claim` (made by
+`new_claim`) is an `Output` whose ``value`` is those bytes, written from its fields when first
+read (the worker reads them only for a claim it produces), and whose `op` is the operation
+`op_from_bytes` reads from them: for a contribution (all of a lock's claims) built from the
+claim itself, its fields being text and integers, which JSON gives back as they were
 (``tests/streams/scaleout/test_claim_output.py``); for a reversal or a hit read back from the
 bytes, as main did.
 """
@@ -22,6 +22,7 @@ from controller.claims import ContributionClaim
 from controller.meter import MeterClaim
 from streams.codec import Output
 from streams.scaleout.meter_ops import MeterOp, claim_bytes, meter_op, op_from_bytes
+from streams.scaleout.records import slot_setter
 
 
 class Claim(Output):
@@ -37,11 +38,11 @@ class Claim(Output):
     index: int
     encoded: bytes | None
 
-    def __init__(
-        self, topic: str, dedupe_id: str, claim: MeterClaim, table_seq: int, index: int
+    def __init__(  # noqa: PLR0917 - positional, as `new_claim` takes them; key: the meter_id
+        self, topic: str, key: str, dedupe_id: str, claim: MeterClaim, table_seq: int, index: int
     ) -> None:
         _SETS[0](self, topic)  # a frozen parent: its slots are set through their descriptors
-        _SETS[1](self, claim.meter_id)
+        _SETS[1](self, key)
         _SETS[2](self, dedupe_id)
         _SETS[3](self, False)
         _SETS[4](self, claim)
@@ -87,4 +88,12 @@ _SETS: Final[tuple[Any, ...]] = tuple(
         (Claim, "index"),
         (Claim, "encoded"),
     )
+)
+#: ``Claim(topic, key, dedupe_id, claim, table_seq, index)``, natively when the process runs the
+#: extension (`streams.scaleout.records.slot_setter`).
+new_claim: Final = slot_setter(
+    Claim,
+    ("topic", "key", "dedupe_id", "claim", "table_seq", "index"),
+    {"latest_wins": False, "encoded": None},
+    Claim,
 )

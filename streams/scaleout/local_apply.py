@@ -91,6 +91,7 @@ class LocalApply:
     def __init__(self, meters: MeterProcessor, claims_topic: str, partitions: int) -> None:
         self._meters, self.topic, self._partitions = meters, claims_topic, partitions
         self._where: dict[str, Where] = {}
+        self._places: dict[str, tuple[Where, bytes]] = {}
 
     def where(self, meter_id: str) -> Where:
         """The meter-claims partition of a meter (cached: a few dozen meters on a floor)."""
@@ -98,6 +99,13 @@ class LocalApply:
         if found is None:
             part = key_partition(meter_id.encode(), self._partitions)
             found = self._where[meter_id] = (self.topic, part)
+        return found
+
+    def _place(self, meter_id: str) -> tuple[Where, bytes]:
+        """`where` and the meter's state key (cached as `where`)."""
+        found = self._places.get(meter_id)
+        if found is None:
+            found = self._places[meter_id] = (self.where(meter_id), meter_id.encode())
         return found
 
     def applied(
@@ -129,7 +137,7 @@ class LocalApply:
                 continue
             # the operation the record holds; a `Claim` hands it over without its bytes
             op = out.op() if type(out) is Claim else op_from_bytes(out.value)
-            where, key = self.where(op.meter_id), op.meter_id.encode()
+            where, key = self._place(op.meter_id)
             owned, meter = self._meter(where, key, batch_states, states)
             done = None
             if owned and _caught_up(meter, op.table_id, owed.get(op.meter_id)):

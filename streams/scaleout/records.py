@@ -95,6 +95,18 @@ def fast_builder(cls: type[T], given: tuple[str, ...]) -> Callable[..., T]:
     return builder(cls, given) if made is None else made
 
 
+def slot_setter(
+    cls: type[T], given: tuple[str, ...], defaults: dict[str, object], init: Callable[..., T]
+) -> Callable[..., T]:
+    """``init`` (a constructor that only sets slots: the ``given`` ones from its arguments, in
+    this order, and ``defaults``), natively when this process runs the extension. For the lazy
+    outputs (`streams.scaleout.heard`, `streams.scaleout.claim_output`), whose own slots a
+    dataclass builder does not know; ``tests/streams/scaleout/test_claim_output.py`` builds
+    each both ways."""
+    made = native.slot_builder(cls, given, defaults)
+    return init if made is None else made
+
+
 #: Positional constructors of the records made once or more per input (`fast_builder`: each
 #: slot set directly, where a frozen dataclass's ``__init__`` looks up ``object.__setattr__`` per
 #: field, ~1 µs for five fields): the same objects, field for field.

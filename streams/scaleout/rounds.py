@@ -56,9 +56,9 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
-from streams.scaleout.claim_output import Claim
+from streams.scaleout.claim_output import new_claim
 from streams.scaleout.fast_settle import FastSettle
-from streams.scaleout.heard import Heard
+from streams.scaleout.heard import new_heard
 from streams.scaleout.records import (
     Processed,
     SourcePos,
@@ -165,6 +165,7 @@ class RoundProcessor:
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         table_id, (value, digest), events = event.table_id, encoded, self._events
+        claims = self._claims
         outputs = [output(events, table_id, value, event.event_id)]  # `event_output`'s
         contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):
@@ -174,7 +175,7 @@ class RoundProcessor:
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     contributed.append((step.round_id, entry))
                 # `claim_bytes`'s record, encoded only if written (`streams.scaleout.claim_output`)
-                outputs.append(Claim(self._claims, step_id, step, event.seq, index))
+                outputs.append(new_claim(claims, step.meter_id, step_id, step, event.seq, index))
             else:
                 outputs.append(event_output(events, table_id, step, step_id))
                 outputs.append(event_output(self._awards, table_id, step, step_id))
@@ -186,7 +187,7 @@ class RoundProcessor:
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
-        return Heard(self._liveness, table_id, kind, event_id, pos)
+        return new_heard(self._liveness, table_id, kind, event_id, pos)
 
     def _reject(
         self,
@@ -222,7 +223,7 @@ def heard_output(topic: str, table_id: str, kind: str, event_id: str, pos: Sourc
     """A sign of life from ``table_id``: ``kind`` is "event", "duplicate" or "heartbeat"; the
     source position makes the dedupe id (a redelivery writes the same record again, harmlessly).
     Encoded only when read (`streams.scaleout.heard`)."""
-    return Heard(topic, table_id, kind, event_id, pos)
+    return new_heard(topic, table_id, kind, event_id, pos)
 
 
 def _fields(raw: bytes) -> dict[str, object]:

@@ -17,8 +17,10 @@ from controller.config.floor import load_floor_config
 from controller.meter import MeterClaim
 from streams.codec import Output
 from streams.scaleout import mystery
-from streams.scaleout.claim_output import Claim
+from streams.scaleout.claim_output import Claim, new_claim
+from streams.scaleout.heard import Heard, new_heard
 from streams.scaleout.meter_ops import claim_bytes, op_from_bytes
+from streams.scaleout.records import SourcePos
 from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane
 from tests.streams.scaleout.local_world import NAMES, PARTS, World
@@ -38,7 +40,7 @@ KEY = bytes(range(32))
 def test_a_claim_is_mains_output_and_its_operation(claim: MeterClaim, seq: int, index: int) -> None:
     """Every field of the eager `Output` main wrote, and the operation its bytes hold (by repr:
     a True is not a 1), for any claim, escapes and lone surrogates included."""
-    lazy = Claim("p.meter-claims", "e1#0", claim, seq, index)
+    lazy = new_claim("p.meter-claims", claim.meter_id, "e1#0", claim, seq, index)
     payload = claim_bytes(claim, seq, index)
     eager = Output("p.meter-claims", claim.meter_id, payload, "e1#0")
     shown = (lazy.topic, lazy.key, lazy.value, lazy.dedupe_id, lazy.latest_wins)
@@ -46,6 +48,35 @@ def test_a_claim_is_mains_output_and_its_operation(claim: MeterClaim, seq: int, 
     assert lazy.value is lazy.value  # encoded once
     assert repr(lazy.op()) == repr(op_from_bytes(payload))
     assert repr(lazy).removeprefix("Claim") == repr(eager).removeprefix("Output")
+
+
+SLOTS = ("topic", "key", "value", "dedupe_id", "latest_wins")
+
+
+@given(CLAIMS, INTS, INTS)
+def test_the_lazy_outputs_are_built_as_their_constructors_build_them(
+    claim: MeterClaim, seq: int, index: int
+) -> None:
+    """`new_claim` and `new_heard` (native when the extension runs) make the objects `Claim` and
+    `Heard` make: every slot, the parent's and their own."""
+    args = ("p.meter-claims", claim.meter_id, "e1#0", claim, seq, index)
+    made, expected = new_claim(*args), Claim(*args)
+    assert made.encoded is None  # not encoded until read
+    assert expected.encoded is None
+    own = ("claim", "table_seq", "index", "encoded")
+    assert type(made) is Claim
+    assert [getattr(made, n) for n in (*SLOTS, *own)] == [
+        getattr(expected, n) for n in (*SLOTS, *own)
+    ]
+    pos = SourcePos("p.table-events", seq % 7, abs(index), 3)
+    heard, eager = (
+        new_heard("p.liveness", "t1", "event", "e1", pos),
+        Heard("p.liveness", "t1", "event", "e1", pos),
+    )
+    assert type(heard) is Heard
+    names = (*SLOTS, "heard", "event_id", "pos")
+    assert [getattr(heard, n) for n in names] == [getattr(eager, n) for n in names]
+    assert heard.dedupe_id == f"heard@{pos.label}"
 
 
 def mains(text: str) -> World:
