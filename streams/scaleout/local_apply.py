@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from streams.codec import Output
 from streams.scaleout.claim_output import Claim
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
@@ -123,12 +124,8 @@ class LocalApply:
         record, topic = result.record, self.topic
         if record is None:
             return result
-        if not record.owed:
-            for out in result.outputs:
-                if out.topic == topic:
-                    break
-            else:  # no claim, none owed: what the loop below gives back, unchanged
-                return result
+        if not record.owed and _claimless(result.outputs, topic):
+            return result  # what the loop below gives back for it, unchanged
         owed = {m: (seq, index) for m, seq, index in record.owed}
         outputs = []
         for out in result.outputs:
@@ -174,6 +171,16 @@ class LocalApply:
             found: MeterRecord = pending[key]
             return True, found
         return True, state.get(key)
+
+
+def _claimless(outputs: tuple[Output, ...], topic: str) -> bool:
+    """Whether none of ``outputs`` is a claim (a record on ``topic``): a plain loop, as this
+    runs for every accepted table event (``all`` over a generator showed as ~2% of a table
+    event's time in a sampling profile)."""
+    for out in outputs:  # noqa: SIM110 - see above
+        if out.topic == topic:
+            return False
+    return True
 
 
 def _caught_up(meter: MeterRecord | None, table_id: str, owed: tuple[int, int] | None) -> bool:

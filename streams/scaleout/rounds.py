@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
@@ -85,6 +86,10 @@ __all__ = [
 ]
 
 
+#: An empty 8-byte blake2b: each event's digest starts from a copy (its keyword parsing, once).
+_DIGEST: Final = hashlib.blake2b(digest_size=8)
+
+
 class RoundProcessor:
     """Validation, hand evaluation, envy, contributions and award claims for one table event."""
 
@@ -113,7 +118,9 @@ class RoundProcessor:
             heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
             return processed("heartbeat", record.stamped(pos) if record else None, heard)
         encoded = encode(event)  # once: the digest and the events topic's record share it
-        digest = hashlib.blake2b(encoded, digest_size=8).hexdigest()
+        hashed = _DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
+        hashed.update(encoded)
+        digest = hashed.hexdigest()
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
             heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)
