@@ -30,7 +30,8 @@ stretches a process's wall time but not the CPU it uses.
 revision runs too (its tree extracted with ``git archive`` into ``.cache/bench/``, the worker
 started from there), on a deployment of its own with the same input, in every repetition, the
 order rotating: a second row reports it against the same reference, and the first row's details
-give the speed-up of the current worker over it (median of the per-repetition ratios).
+give the speed-up of the current worker over it (median of the per-repetition ratios). The
+baseline tree gets the fast path built as this one's (`compiled`): both workers run compiled.
 
 The row is skipped (no error) when ``KAFKA_BOOTSTRAP`` is unset or the broker does not answer.
 """
@@ -38,6 +39,7 @@ The row is skipped (no error) when ``KAFKA_BOOTSTRAP`` is unset or the broker do
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -93,7 +95,22 @@ def baseline_tree(revision: str, cache: Path) -> tuple[str, Path]:
             archive.seek(0)
             with tarfile.open(fileobj=archive) as tar:
                 tar.extractall(tree, filter="data")
+    compiled(tree)
     return commit, tree
+
+
+def compiled(tree: Path) -> None:
+    """The fast path built for ``tree`` as for this one: without a build of its own, the
+    baseline's worker ran its compiled modules interpreted (`streams.compiled`, "not built")
+    against the current worker compiled. This tree's build is copied in, then the tree's own
+    ``scripts/build_fast.py`` keeps it (every hashed source equal) or rebuilds it."""
+    build, script = REPO / "build", tree / "scripts" / "build_fast.py"
+    if build.is_dir() and not (tree / "build").exists():
+        shutil.copytree(build, tree / "build", symlinks=True)
+    if script.is_file():
+        subprocess.run(  # noqa: S603 - our own interpreter on the baseline's own script
+            [sys.executable, str(script)], cwd=tree, check=False, capture_output=True
+        )
 
 
 class KafkaRun:

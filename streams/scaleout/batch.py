@@ -17,7 +17,7 @@ from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.records import source_pos
-from streams.scaleout.store import Lane, PartitionState, is_reserved
+from streams.scaleout.store import Lane, PartitionState
 
 LOG = logging.getLogger("jackpot.kafka.worker")
 Where = tuple[str, int]
@@ -62,30 +62,53 @@ def decide(
     """Each record through its lane's processor (records of owned partitions only), in order;
     with ``local``, an accepted table event's claims on owned meters applied in the batch
     (`streams.scaleout.local_apply`). ``into``: a batch decided so far, which these records
-    (coming after its own) join, decided against its records as against the state."""
+    (coming after its own) join, decided against its records as against the state.
+
+    What a record's partition needs (its lane, state, the batch's records and lists) is looked
+    up when the partition changes, not per record (a batch comes partition by partition): the
+    batch's dicts see the same insertions in the same order, so the transaction writes as ever.
+    """
     batch = Batch(time.monotonic()) if into is None else into
     batch.records += len(records)
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
+    where: Where | None = None
     for message in records:
-        topic, part, offset = message.topic() or "", message.partition() or 0, message.offset()
-        lane, state = lanes[topic], states[(topic, part)]
-        pending = batch.states.setdefault((topic, part), {})
+        topic, part, offset = message.topic() or "", message.partition() or 0, message.offset() or 0
+        if where is None or where[0] != topic or where[1] != part:
+            where = (topic, part)
+            lane, state, pending, outcomes, outputs = _lookups(batch, lanes, states, where)
+            process, round_local = lane.process, local is not None and lane.name == "round"
         key = message.key()
-        key_bytes = None if key is None else as_bytes(key)
+        key_bytes = key if key is None or type(key) is bytes else as_bytes(key)
         record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
         text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
-        pos = source_pos(topic, part, offset or 0, message.timestamp()[1])
-        result = lane.process(record, text_key, as_bytes(message.value()), pos)
-        if local is not None and result.outcome == "accepted" and lane.name == "round":
-            result = local.applied(result, batch.states, batch.progress, applied, states)
-        batch.outcomes.setdefault(lane.name, []).append(result.outcome)
-        batch.outputs.setdefault(lane.name, []).extend(result.outputs)
-        if result.record is not None and key_bytes is not None and not is_reserved(key_bytes):
-            pending[key_bytes] = result.record
-        batch.progress[(topic, part)] = (offset or 0) + 1
+        pos = source_pos(topic, part, offset, message.timestamp()[1])
+        value = message.value()
+        result = process(record, text_key, value if type(value) is bytes else as_bytes(value), pos)
+        if round_local and result.outcome == "accepted":
+            result = local.applied(result, batch.states, batch.progress, applied, states)  # type: ignore[union-attr]
+        outcomes.append(result.outcome)
+        outputs.extend(result.outputs)
+        if result.record is not None and key_bytes is not None and key_bytes[:1] != b"\x00":
+            pending[key_bytes] = result.record  # (a reserved key, `is_reserved`, never)
+        batch.progress[where] = offset + 1
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
     return batch
+
+
+def _lookups(
+    batch: Batch,
+    lanes: Mapping[str, Lane[Any]],
+    states: Mapping[Where, PartitionState[Any]],
+    where: Where,
+) -> tuple[Lane[Any], PartitionState[Any], dict[bytes, Any], list[str], list[Output]]:
+    """A partition's lane and state, and the batch's records, outcomes and outputs it adds to
+    (created in the batch, in the order main's per-record lookups created them)."""
+    lane = lanes[where[0]]
+    pending = batch.states.setdefault(where, {})
+    outcomes = batch.outcomes.setdefault(lane.name, [])
+    return lane, states[where], pending, outcomes, batch.outputs.setdefault(lane.name, [])
 
 
 def take(consumer: Consumer, size: int, timeout: float, until: float) -> list[Message]:

@@ -15,10 +15,10 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from controller.fast.build import CLAIM_FIELDS, CONTRIBUTION_CLAIM, builder
+from controller.fast.build import CLAIM_FIELDS, CONTRIBUTION_CLAIM
 from controller.meter import ContributionClaim, HitClaim, MeterClaim, ReversalClaim
 from controller.model.errors import InvalidEvent
-from streams.scaleout.records import FAST_WRITER, dumps
+from streams.scaleout.records import FAST_WRITER, dumps, fast_builder
 
 OpKind = Literal["seed", "contribution", "reversal", "hit"]
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -58,12 +58,12 @@ def claim_op(claim: MeterClaim, table_seq: int, index: int) -> MeterOp:
             kind = "reversal"
         case HitClaim():
             kind = "hit"
-    return _meter_op(
+    return meter_op(
         claim.meter_id, kind, claim.table_id, table_seq, index, claim.occurred_at, claim
     )
 
 
-_meter_op: Final = builder(
+meter_op: Final = fast_builder(
     MeterOp, ("meter_id", "kind", "table_id", "table_seq", "index", "occurred_at", "claim")
 )
 
@@ -184,7 +184,7 @@ def op_from_bytes(payload: bytes) -> MeterOp:
         c = op.claim
         fields = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
         claim = CONTRIBUTION_CLAIM(*fields, c.primary_sub, c.reserve_sub, c.occurred_at)
-        return _meter_op(  # meter_id, kind, table_id, table_seq, index, occurred_at, claim
+        return meter_op(  # meter_id, kind, table_id, table_seq, index, occurred_at, claim
             op.meter_id, "contribution", op.table_id, op.table_seq, op.index, op.occurred_at, claim
         )
     return reference_op_from_bytes(payload)
@@ -196,7 +196,7 @@ def reference_op_from_bytes(payload: bytes) -> MeterOp:
         body = json.loads(payload)
         kind = body["kind"]
         claim = None if kind == "seed" else _claim(kind, body["claim"])
-        return _meter_op(  # meter_id, kind, table_id, table_seq, index, occurred_at, claim
+        return meter_op(  # meter_id, kind, table_id, table_seq, index, occurred_at, claim
             str(body["meter_id"]),
             kind,
             str(body["table_id"]),

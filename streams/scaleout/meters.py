@@ -33,7 +33,6 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
-from controller.fast.build import builder
 from controller.fast.lane import meter_event, next_meter
 from controller.meter import decide_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
@@ -52,6 +51,7 @@ from streams.scaleout.records import (
     dead_letter,
     dumps,
     event_output,
+    fast_builder,
     processed,
     source_pos,
 )
@@ -80,7 +80,9 @@ class MeterRecord:
 
 
 #: `MeterRecord`'s positional constructor (`controller.fast.build`: the same object, faster).
-_record: Final = builder(MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold"))
+_record: Final = fast_builder(
+    MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold")
+)
 
 
 def meter_record_to_bytes(record: MeterRecord) -> bytes:
@@ -128,6 +130,8 @@ class MeterProcessor:
             )
         self._config = config
         self._names = names
+        # the topics written per claim, named once (`TopicNames` formats them on every read)
+        self._events, self._awards, self._claims = names.events, names.awards, names.meter_claims
         self._mystery = None if mystery_key is None else MysteryEdge(config, mystery_key)
 
     def process(
@@ -156,7 +160,7 @@ class MeterProcessor:
         if definition is None or op.claim is None:
             return None
         at = (partition, -1) if record is None else (record.partition, record.offset)
-        pos = source_pos(self._names.meter_claims, *at, 0)
+        pos = source_pos(self._claims, *at, 0)
         return self._operate(record, op, definition, pos)
 
     def _operate(
@@ -259,11 +263,11 @@ class MeterProcessor:
         if meter.explained_sub() != meter.held_sub():
             msg = f"meter {meter.meter_id} at seq {meter.seq} breaks conservation: {meter}"
             raise InvariantViolation(msg)
-        names, meter_id = self._names, meter.meter_id
-        outputs.append(event_output(names.events, meter_id, event, f"{meter_id}@{meter.seq}"))
+        meter_id = meter.meter_id
+        outputs.append(event_output(self._events, meter_id, event, f"{meter_id}@{meter.seq}"))
         if isinstance(event, ProgressiveHit):
-            outputs.append(event_output(names.awards, event.table_id, event, event.hit_id))
-        onward = divert_output(names.meter_claims, event)
+            outputs.append(event_output(self._awards, event.table_id, event, event.hit_id))
+        onward = divert_output(self._claims, event)
         if onward is not None:  # in this batch's transaction, with the event that diverts
             outputs.append(onward)
         return record.with_meter(meter)

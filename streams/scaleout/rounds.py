@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
@@ -56,9 +57,9 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
+from streams.scaleout.claim_output import new_claim
 from streams.scaleout.fast_settle import FastSettle
-from streams.scaleout.heard import Heard
-from streams.scaleout.meter_ops import claim_bytes
+from streams.scaleout.heard import new_heard
 from streams.scaleout.records import (
     Processed,
     SourcePos,
@@ -85,6 +86,10 @@ __all__ = [
 ]
 
 
+#: An empty 8-byte blake2b: each event's digest starts from a copy (its keyword parsing, once).
+_DIGEST: Final = hashlib.blake2b(digest_size=8)
+
+
 class RoundProcessor:
     """Validation, hand evaluation, envy, contributions and award claims for one table event."""
 
@@ -92,6 +97,9 @@ class RoundProcessor:
         self._config = config
         self._names = names
         self._settle = FastSettle(config)
+        # the topics written per input, named once (`TopicNames` formats them on every read)
+        self._events, self._claims = names.events, names.meter_claims
+        self._awards, self._liveness = names.awards, names.liveness
 
     def process(
         self, record: TableRecord | None, key: str | None, raw: bytes, pos: SourcePos
@@ -110,7 +118,9 @@ class RoundProcessor:
             heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
             return processed("heartbeat", record.stamped(pos) if record else None, heard)
         encoded = encode(event)  # once: the digest and the events topic's record share it
-        digest = hashlib.blake2b(encoded, digest_size=8).hexdigest()
+        hashed = _DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
+        hashed.update(encoded)
+        digest = hashed.hexdigest()
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
             heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)
@@ -161,8 +171,9 @@ class RoundProcessor:
         encoded: tuple[bytes, str],
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
-        names, table_id, (value, digest) = self._names, event.table_id, encoded
-        outputs = [output(names.events, table_id, value, event.event_id)]  # `event_output`'s
+        table_id, (value, digest), events = event.table_id, encoded, self._events
+        claims = self._claims
+        outputs = [output(events, table_id, value, event.event_id)]  # `event_output`'s
         contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):
             step_id = f"{event.event_id}#{index}"
@@ -170,11 +181,11 @@ class RoundProcessor:
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     contributed.append((step.round_id, entry))
-                payload = claim_bytes(step, event.seq, index)
-                outputs.append(output(names.meter_claims, step.meter_id, payload, step_id))
+                # `claim_bytes`'s record, encoded only if written (`streams.scaleout.claim_output`)
+                outputs.append(new_claim(claims, step.meter_id, step_id, step, event.seq, index))
             else:
-                outputs.append(event_output(names.events, table_id, step, step_id))
-                outputs.append(event_output(names.awards, table_id, step, step_id))
+                outputs.append(event_output(events, table_id, step, step_id))
+                outputs.append(event_output(self._awards, table_id, step, step_id))
         outputs.append(self._heard(table_id, "event", event.event_id, pos))
         # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
         table = next_table(record.table if record else None, event, contributed)
@@ -183,7 +194,7 @@ class RoundProcessor:
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
-        return Heard(self._names.liveness, table_id, kind, event_id, pos)
+        return new_heard(self._liveness, table_id, kind, event_id, pos)
 
     def _reject(
         self,
@@ -219,7 +230,7 @@ def heard_output(topic: str, table_id: str, kind: str, event_id: str, pos: Sourc
     """A sign of life from ``table_id``: ``kind`` is "event", "duplicate" or "heartbeat"; the
     source position makes the dedupe id (a redelivery writes the same record again, harmlessly).
     Encoded only when read (`streams.scaleout.heard`)."""
-    return Heard(topic, table_id, kind, event_id, pos)
+    return new_heard(topic, table_id, kind, event_id, pos)
 
 
 def _fields(raw: bytes) -> dict[str, object]:

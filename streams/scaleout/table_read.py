@@ -19,7 +19,6 @@ from typing import Any, Final
 
 from msgspec import UNSET
 
-from controller.fast.build import builder
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -38,12 +37,15 @@ from streams.door.fast_decode import round_event, to_event, try_decode_line
 from streams.door.heartbeat import Heartbeat
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
+from streams.scaleout.records import fast_builder
 
 _HEAD: Final = ("event_id", "table_id", "round_id", "seq", "occurred_at")
-_OPENED: Final = builder(RoundOpened, (*_HEAD, "game"))
-_WAGER: Final = builder(WagerPlaced, (*_HEAD, "seat", "wager", "amount_cents", "on"))
-_LOCKED: Final = builder(WagersLocked, _HEAD)
-_DECISION: Final = builder(DecisionMade, (*_HEAD, "seat", "action", "amount_cents", "discards"))
+_OPENED: Final = fast_builder(RoundOpened, (*_HEAD, "game"))
+_WAGER: Final = fast_builder(WagerPlaced, (*_HEAD, "seat", "wager", "amount_cents", "on"))
+_LOCKED: Final = fast_builder(WagersLocked, _HEAD)
+_DECISION: Final = fast_builder(
+    DecisionMade, (*_HEAD, "seat", "action", "amount_cents", "discards")
+)
 
 
 def read_event(raw: bytes) -> TableEvent | Heartbeat:

@@ -13,10 +13,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.fast.build import builder
 from controller.model.state import TableState
 from controller.snapshot import table_from_dict, table_to_dict
-from streams.scaleout.records import SourcePos, dumps
+from streams.scaleout.records import SourcePos, dumps, fast_builder
 
 RECENT_IDS = 64
 
@@ -92,7 +91,9 @@ class TableRecord:
         return _record(table, pos.partition, pos.offset, recent, None, self.owed)
 
 
-_record: Final = builder(TableRecord, ("table", "partition", "offset", "recent", "ids", "owed"))
+_record: Final = fast_builder(
+    TableRecord, ("table", "partition", "offset", "recent", "ids", "owed")
+)
 
 
 def table_record_to_bytes(record: TableRecord) -> bytes:

@@ -24,10 +24,23 @@ class Writes:
         self.report: Callable[[Any, Any], None] | None = None
 
     def outputs(self, outputs: list[Output]) -> None:
-        """The outputs, each with its dedupe id in a header."""
+        """The outputs, each with its dedupe id in a header: `_send`'s calls, made here (a
+        batch's hundreds of outputs each paid a call and a keyword dict) unless the local queue
+        is full, when `_send` waits for room as ever."""
+        produce, report = self._producer.produce, self.report
         for out in outputs:
-            headers = [(DEDUPE_HEADER, out.dedupe_id.encode())]
-            self._send(out.topic, out.key.encode(), out.value, headers=headers)
+            headers: list[tuple[str, str | bytes | None]] = [
+                (DEDUPE_HEADER, out.dedupe_id.encode())
+            ]
+            topic, key, value = out.topic, out.key.encode(), out.value
+            try:
+                if report is None:
+                    produce(topic, value, key, -1, headers=headers)
+                else:
+                    produce(topic, value, key, -1, headers=headers, on_delivery=report)
+            except BufferError:  # as `_send`: let deliveries drain the queue, then again
+                self._producer.poll(0.05)
+                self._send(topic, key, value, headers=headers)
 
     def state(self, batch: Batch) -> None:
         """Each touched key's record and each partition's progress, to the changelog partition

@@ -1,0 +1,168 @@
+"""Local apply: a table's claim applied to its meter in the round lane's own batch, when this
+worker owns the meter, so a round is one transaction instead of two in series.
+
+Without it a lock's contribution claims go to ``meter-claims`` in the round lane's transaction,
+and the meter lane (of whichever worker owns the meter's partition) applies them in a later
+batch: two commits in series before the meter event is visible ``read_committed``. When the
+worker deciding the table event also owns the meter-claims partition of the claim's meter, the
+claim is instead handed straight to the meter lane's logic (`MeterProcessor.local`: seed check,
+mystery arming, watermark, apply, divert, conservation), and the meter event, any award and the
+meter's changelog record go into the SAME transaction as the table event; the claim itself is
+not written. The transaction also carries the meter-claims partition's consumed offset (its
+progress, unchanged), so the partition's next owner reads the group's committed offset stable
+and waits for this transaction to end before it restores the meter (KIP-447), exactly as for
+the partitions the batch consumed; and a group that moved to a new generation refuses the
+transaction (`streams.scaleout.tx_failures.Migrated`): ownership holds at the commit.
+
+**Order per (meter, table).** The meter lane skips a claim at or below the meter's mark for its
+table (`streams.scaleout.meters`, step 3). A claim of table T for meter m still in the topic
+(written while this worker did not own m, or by T's previous owner) followed by T's next claim
+applied here would move the mark past it, and the meter lane would then skip it as a
+redelivery: money lost. So the table's record keeps ``owed``: per meter, T's last claim written
+to the topic. A claim is applied here only if the meter's mark for T has reached T's owed claim
+on m (everything T wrote to the topic for m is applied); else it goes to the topic too, and
+becomes the owed claim. Both records are restored from changelogs written in the same
+transactions, so after a crash they agree as they did at the last commit.
+
+**Order across tables.** A hit claim is priced from the meter as it stands (649a.12(e)(4)):
+here, with the claims of other tables still queued in the topic not yet in it. That is the same
+as this claim having been written to the topic and read before them, which any interleaving of
+two workers' commits can give: the meter's single writer applying its operations one at a time
+in some order consistent with each table's own order IS its total order, on the topic or here.
+
+A meter with no state yet is seeded by its first claim applied here, as the meter lane seeds a
+meter whose first claim comes before its provisioning ``seed`` (that seed is then a no-op).
+Not applied here (they stay claims on the topic): a meter this worker does not own or whose
+partition has no progress to commit (`streams.scaleout.ownership` sets it on assignment), a
+meter the configuration does not name, and the diverts a meter makes (the target applies them
+once by its own watermark per source meter).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from streams.scaleout.meter_ops import op_from_bytes
+from streams.scaleout.meters import MeterProcessor, MeterRecord
+from streams.scaleout.records import Processed, processed
+from streams.scaleout.store import PartitionState
+from streams.scaleout.table_record import TableRecord
+
+Where = tuple[str, int]
+Owed = tuple[tuple[str, int, int], ...]
+
+
+def murmur2(data: bytes) -> int:
+    """Kafka's key hash (the Java client's ``Utils.murmur2``, librdkafka's ``murmur2_random``
+    for a keyed record): the producers of this engine place keys with it
+    (`streams.adapters.kafka.sink.producer_config`)."""
+    m, length = 0x5BD1E995, len(data)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    whole = length & ~3
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i : i + 4], "little")
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    extra = length - whole
+    if extra == 3:
+        h ^= data[whole + 2] << 16
+    if extra >= 2:
+        h ^= data[whole + 1] << 8
+    if extra >= 1:
+        h ^= data[whole]
+        h = (h * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    return h ^ (h >> 15)
+
+
+def key_partition(key: bytes, partitions: int) -> int:
+    """The partition a keyed record goes to among ``partitions`` (Kafka's default)."""
+    return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+class LocalApply:
+    """Applies the round lane's claims on owned meters in its batch (module docstring)."""
+
+    def __init__(self, meters: MeterProcessor, claims_topic: str, partitions: int) -> None:
+        self._meters, self.topic, self._partitions = meters, claims_topic, partitions
+        self._where: dict[str, Where] = {}
+
+    def where(self, meter_id: str) -> Where:
+        """The meter-claims partition of a meter (cached: a few dozen meters on a floor)."""
+        found = self._where.get(meter_id)
+        if found is None:
+            part = key_partition(meter_id.encode(), self._partitions)
+            found = self._where[meter_id] = (self.topic, part)
+        return found
+
+    def applied(
+        self,
+        result: Processed[TableRecord],
+        batch_states: dict[Where, dict[bytes, Any]],
+        progress: dict[Where, int],
+        outcomes: list[str],
+        states: Mapping[Where, PartitionState[Any]],
+    ) -> Processed[TableRecord]:
+        """``result`` (an accepted table event) with each claim it may apply here replaced by
+        the meter lane's outputs, the meters' records put into ``batch_states``, their
+        partitions' progress into ``progress`` and their outcomes into ``outcomes``; the table's
+        record with its ``owed`` claims brought up to date."""
+        record = result.record
+        if record is None:
+            return result
+        owed = {m: (seq, index) for m, seq, index in record.owed}
+        outputs = []
+        for out in result.outputs:
+            if out.topic != self.topic:
+                outputs.append(out)
+                continue
+            op = op_from_bytes(out.value)
+            where, key = self.where(op.meter_id), op.meter_id.encode()
+            owned, meter = self._meter(where, key, batch_states, states)
+            done = None
+            if owned and _caught_up(meter, op.table_id, owed.get(op.meter_id)):
+                done = self._meters.local(meter, op, where[1])
+            if done is None or done.record is None:
+                outputs.append(out)
+                owed[op.meter_id] = (op.table_seq, op.index)
+                continue
+            owed.pop(op.meter_id, None)
+            outputs.extend(done.outputs)
+            outcomes.append(done.outcome)
+            batch_states.setdefault(where, {})[key] = done.record
+            progress.setdefault(where, states[where].progress or 0)
+        kept: Owed = tuple(sorted((m, seq, index) for m, (seq, index) in owed.items()))
+        if kept != record.owed:
+            record = record.owing(kept)
+        return processed(result.outcome, record, tuple(outputs))
+
+    @staticmethod
+    def _meter(
+        where: Where,
+        key: bytes,
+        batch_states: dict[Where, dict[bytes, Any]],
+        states: Mapping[Where, PartitionState[Any]],
+    ) -> tuple[bool, MeterRecord | None]:
+        """Whether this worker owns the meter's partition and it has progress (else the claim
+        goes to the topic), and the meter's record as it stands (this batch's first; None: not
+        seeded yet)."""
+        state = states.get(where)
+        if state is None or state.progress is None:
+            return False, None
+        pending = batch_states.get(where)
+        if pending is not None and key in pending:
+            found: MeterRecord = pending[key]
+            return True, found
+        return True, state.get(key)
+
+
+def _caught_up(meter: MeterRecord | None, table_id: str, owed: tuple[int, int] | None) -> bool:
+    """Whether every claim the table wrote to the topic for this meter has been applied."""
+    if owed is None:
+        return True
+    mark = None if meter is None else meter.marks.get(table_id)
+    return mark is not None and mark >= owed
