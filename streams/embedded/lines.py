@@ -62,7 +62,7 @@ from streams.embedded.batch import (
     new_record,
 )
 from streams.embedded.intake import refuse
-from streams.embedded.received import ahead_reason
+from streams.embedded.received import vouched_ahead_reason
 
 Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
@@ -158,7 +158,7 @@ def _hot_line(
     event_id, table_id, payload = struct.event_id, struct.table_id, _payload(line, struct, plan)
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
-    ahead = ahead_reason(struct.occurred_at, ctx.latest)
+    ahead = vouched_ahead_reason(struct.occurred_at, ctx.latest)
     produced = () if ahead else _decide(ctx.session(), struct, decider)
     verdict = (ahead, produced)
     ids = (event_id, table_id, payload)

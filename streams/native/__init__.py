@@ -176,5 +176,5 @@ def slot_builder(
     module = load()
     if module is None or getattr(cls, "__abstractmethods__", None):
         return None
-    made: Callable[..., Any] = module.Builder(cls, list(given), list(defaults.items()))
+    made: Callable[..., Any] = module.Builder(cls, list(given), list(defaults.items())).fast()
     return made
