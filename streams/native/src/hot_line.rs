@@ -14,6 +14,8 @@
 //! `tests/streams/native/test_payload.py` requires, for any line the door vouches for (odd and
 //! damaged ones from `tests/strategies_lines`), either `None` or the Python writer's bytes.
 
+pub(crate) use crate::kinds::{Check, Fields, DECISION, KINDS, LOCKED, OPENED, WAGER};
+
 /// A JSON value as the line spells it.
 pub(crate) enum Val<'a> {
     /// A string's inner bytes (printable ASCII, no backslash).
@@ -40,86 +42,6 @@ pub(crate) enum Absent {
     SchemaVersion,
 }
 
-/// What the contract requires of a field's value beyond its JSON type (`hot_decode.rs` checks
-/// it; the payload writer does not read it).
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum Check {
-    /// The ``type`` tag (the kind itself).
-    Tag,
-    /// ``[!-~]{1,128}``.
-    EventId,
-    /// ``[A-Za-z0-9._-]{1,64}``.
-    Ident,
-    /// ``OCCURRED_AT_PATTERN`` and a real instant.
-    Instant,
-    /// 0 to 2^53-1.
-    Seq,
-    /// 1 or 2.
-    Version,
-    /// 1 to 12.
-    Seat,
-    /// One of the contract's games.
-    Game,
-    /// One of the contract's actions.
-    Action,
-    /// One of the contract's wager targets.
-    Target,
-    /// ``[a-z][a-z0-9_]{0,39}``.
-    WagerName,
-    /// ``AMOUNT_PATTERN``.
-    Amount,
-    /// At most 5 distinct cards, only with ``draw``.
-    Discards,
-}
-
-/// A kind's fields, in the sorted order the writer writes them.
-pub(crate) type Fields = &'static [(&'static [u8], Ty, Absent, Check)];
-
-pub(crate) const OPENED: Fields = &[
-    (b"event_id", Ty::Str, Absent::Required, Check::EventId),
-    (b"game", Ty::Str, Absent::Required, Check::Game),
-    (b"occurred_at", Ty::Str, Absent::Required, Check::Instant),
-    (b"round_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion, Check::Version),
-    (b"seq", Ty::Int, Absent::Required, Check::Seq),
-    (b"table_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"type", Ty::Str, Absent::Required, Check::Tag),
-];
-pub(crate) const WAGER: Fields = &[
-    (b"amount", Ty::Str, Absent::Required, Check::Amount),
-    (b"event_id", Ty::Str, Absent::Required, Check::EventId),
-    (b"occurred_at", Ty::Str, Absent::Required, Check::Instant),
-    (b"on", Ty::Str, Absent::Own, Check::Target),
-    (b"round_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion, Check::Version),
-    (b"seat", Ty::Int, Absent::Required, Check::Seat),
-    (b"seq", Ty::Int, Absent::Required, Check::Seq),
-    (b"table_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"type", Ty::Str, Absent::Required, Check::Tag),
-    (b"wager", Ty::Str, Absent::Required, Check::WagerName),
-];
-pub(crate) const LOCKED: Fields = &[
-    (b"event_id", Ty::Str, Absent::Required, Check::EventId),
-    (b"occurred_at", Ty::Str, Absent::Required, Check::Instant),
-    (b"round_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion, Check::Version),
-    (b"seq", Ty::Int, Absent::Required, Check::Seq),
-    (b"table_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"type", Ty::Str, Absent::Required, Check::Tag),
-];
-pub(crate) const DECISION: Fields = &[
-    (b"action", Ty::Str, Absent::Required, Check::Action),
-    (b"amount", Ty::Str, Absent::Omitted, Check::Amount),
-    (b"discards", Ty::Arr, Absent::Omitted, Check::Discards),
-    (b"event_id", Ty::Str, Absent::Required, Check::EventId),
-    (b"occurred_at", Ty::Str, Absent::Required, Check::Instant),
-    (b"round_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion, Check::Version),
-    (b"seat", Ty::Int, Absent::Required, Check::Seat),
-    (b"seq", Ty::Int, Absent::Required, Check::Seq),
-    (b"table_id", Ty::Str, Absent::Required, Check::Ident),
-    (b"type", Ty::Str, Absent::Required, Check::Tag),
-];
 /// More keys than any kind has: the line is not one of them.
 pub(crate) const MAX_KEYS: usize = 16;
 
@@ -279,16 +201,17 @@ fn same_key(name: &[u8], key: &[u8]) -> bool {
     name.len() == key.len() && name.first() == key.first() && name == key
 }
 
-pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<Fields> {
+/// The line's kind: its index in `KINDS` and its fields.
+pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<(usize, Fields)> {
     let kind = members.iter().find_map(|(key, value)| match (key, value) {
         (&b"type", Val::Str(kind)) => Some(*kind),
         _ => None,
     })?;
     match kind {
-        b"round_opened" => Some(OPENED),
-        b"wager_placed" => Some(WAGER),
-        b"wagers_locked" => Some(LOCKED),
-        b"decision" => Some(DECISION),
+        b"round_opened" => Some((0, OPENED)),
+        b"wager_placed" => Some((1, WAGER)),
+        b"wagers_locked" => Some((2, LOCKED)),
+        b"decision" => Some((3, DECISION)),
         _ => None,
     }
 }
@@ -330,7 +253,7 @@ fn write_key(out: &mut Vec<u8>, key: &[u8]) {
 /// member is one of the kind's fields, with its type, once, and every required field is there.
 pub(crate) fn members_of(line: &[u8]) -> Option<Members<'_>> {
     let members = Reader { line, at: 0 }.object()?;
-    let fields = kind_of(&members)?;
+    let (kind, fields) = kind_of(&members)?;
     let mut found: [Option<usize>; MAX_KEYS] = [None; MAX_KEYS];
     for (index, (key, value)) in members.iter().enumerate() {
         let slot = fields.iter().position(|(name, ..)| same_key(name, key))?;
@@ -346,12 +269,14 @@ pub(crate) fn members_of(line: &[u8]) -> Option<Members<'_>> {
         .iter()
         .zip(found.iter())
         .all(|((.., absent, _), at)| at.is_some() || *absent != Absent::Required);
-    complete.then_some(Members { members, fields, found })
+    complete.then_some(Members { members, kind, fields, found })
 }
 
 /// A hot line read by `members_of`.
 pub(crate) struct Members<'a> {
     pub members: Vec<(&'a [u8], Val<'a>)>,
+    /// The kind's index in `KINDS`.
+    pub kind: usize,
     pub fields: Fields,
     pub found: [Option<usize>; MAX_KEYS],
 }
