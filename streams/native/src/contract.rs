@@ -31,7 +31,9 @@ pub(crate) fn event_id_ok(text: &[u8]) -> bool {
 /// ``[A-Za-z0-9._-]{1,64}``.
 pub(crate) fn ident_ok(text: &[u8]) -> bool {
     (1..=64).contains(&text.len())
-        && text.iter().all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
+        && text
+            .iter()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
 }
 
 /// ``[a-z][a-z0-9_]{0,39}``.
@@ -58,7 +60,9 @@ pub(crate) fn amount_ok(text: &[u8]) -> bool {
 }
 
 fn number(text: &[u8]) -> Option<u32> {
-    text.iter().try_fold(0u32, |sum, byte| byte.is_ascii_digit().then(|| sum * 10 + u32::from(byte - b'0')))
+    text.iter().try_fold(0u32, |sum, byte| {
+        byte.is_ascii_digit().then(|| sum * 10 + u32::from(byte - b'0'))
+    })
 }
 
 /// ``YYYY-MM-DDTHH:MM:SS[.f{1,9}](Z|+HH:MM|-HH:MM)``, at most 40 bytes, a real calendar day and
@@ -72,8 +76,11 @@ pub(crate) fn instant_ok(text: &[u8]) -> bool {
     if text[13] != b':' || text[16] != b':' {
         return false;
     }
-    let parts = [&text[0..4], &text[5..7], &text[8..10], &text[11..13], &text[14..16], &text[17..19]];
-    let [Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)] = parts.map(number) else {
+    let parts =
+        [&text[0..4], &text[5..7], &text[8..10], &text[11..13], &text[14..16], &text[17..19]];
+    let [Some(year), Some(month), Some(day), Some(hour), Some(minute), Some(second)] =
+        parts.map(number)
+    else {
         return false;
     };
     if year == 0 || !(1..=12).contains(&month) || day == 0 || day > days_in(year, month) {
@@ -88,7 +95,11 @@ pub(crate) fn instant_ok(text: &[u8]) -> bool {
         let offset = &text[size - 6..];
         let signed = matches!(offset[0], b'+' | b'-') && offset[3] == b':';
         match (signed, number(&offset[1..3]), number(&offset[4..6])) {
-            (true, Some(hours), Some(minutes)) if hours <= 23 && minutes <= 59 && size - 6 >= 19 => size - 6,
+            (true, Some(hours), Some(minutes))
+                if hours <= 23 && minutes <= 59 && size - 6 >= 19 =>
+            {
+                size - 6
+            }
             _ => return false,
         }
     };

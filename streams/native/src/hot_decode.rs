@@ -31,7 +31,6 @@ extern "C" {
     ) -> *mut ffi::PyObject;
 }
 
-
 /// A literal of the contract: its text and the object the struct holds for it.
 struct Literals(Vec<(Vec<u8>, PyObject)>);
 
@@ -71,7 +70,12 @@ impl HotDecoder {
     fn new(
         py: Python<'_>,
         classes: Vec<Bound<'_, PyType>>,
-        literals: (Vec<Bound<'_, PyString>>, Vec<Bound<'_, PyString>>, Vec<Bound<'_, PyString>>, Vec<Bound<'_, PyString>>),
+        literals: (
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+        ),
         unset: PyObject,
         own_unsaid: PyObject,
         limit: usize,
@@ -106,7 +110,8 @@ impl HotDecoder {
         // SAFETY: `DECODE` is a static the interpreter only reads; the function holds its own
         // reference to `slf`, which `decode_o` reads as a `HotDecoder`.
         unsafe {
-            let raw = ffi::PyCFunction_NewEx(ptr::addr_of_mut!(DECODE), slf.as_ptr(), ptr::null_mut());
+            let raw =
+                ffi::PyCFunction_NewEx(ptr::addr_of_mut!(DECODE), slf.as_ptr(), ptr::null_mut());
             Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
         }
     }
@@ -164,7 +169,9 @@ impl HotDecoder {
         match (check, value) {
             (Check::Discards, Val::Arr(items)) => self.discards(py, read, items),
             (_, Val::Str(text)) => self.text(py, check, text),
-            (_, Val::Int(digits)) => integer(check, digits).map(|number| number.into_py(py).into_bound(py)),
+            (_, Val::Int(digits)) => {
+                integer(check, digits).map(|number| number.into_py(py).into_bound(py))
+            }
             _ => None,
         }
     }
@@ -230,7 +237,10 @@ static mut DECODE: ffi::PyMethodDef = ffi::PyMethodDef {
 
 /// `HotDecoder.fast()`'s function: ``slf`` the decoder, ``line`` the argument (anything but
 /// bytes gives None).
-unsafe extern "C" fn decode_o(slf: *mut ffi::PyObject, line: *mut ffi::PyObject) -> *mut ffi::PyObject {
+unsafe extern "C" fn decode_o(
+    slf: *mut ffi::PyObject,
+    line: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
     // SAFETY: the interpreter holds the GIL and passes live pointers; `slf` is the decoder
     // `fast` bound (its type checked by the downcast all the same).
     let py = Python::assume_gil_acquired();
