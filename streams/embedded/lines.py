@@ -189,12 +189,17 @@ def _hot_line(
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
     ahead = vouched_ahead_reason(struct.occurred_at, ctx.latest)
-    produced = () if ahead else _decide(ctx.session(), struct, decider)
+    session = ctx.session()
+    produced = () if ahead else _decide(session, struct, decider)
     verdict = (ahead, produced)
     ids = (event_id, table_id, payload)
     if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
         first = produced[0]
-        _log(out, (*produced, *ctx.arm()), payload if first is struct else None, ctx.now)
+        # `ctx.arm` gives nothing while the session's configuration is the quiet one (deciding
+        # a table event replaces neither the session nor its configuration)
+        quiet = ctx.quiet is not None and session.config is ctx.quiet
+        armings = () if quiet else ctx.arm()
+        _log(out, (*produced, *armings), payload if first is struct else None, ctx.now)
 
 
 def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:
