@@ -8,7 +8,10 @@ C), lets the session decide on the struct as it stands (`controller.fast.hot`'s 
 `streams.door.fast_core.run_lines` does), and writes its log record from the struct
 (`streams.codec.writer.TABLE_PLANS`: the frozen event's plan, reading the same fields). No dict,
 no frozen event, unless something reads it (a refusal's dead letter parses the line again, as
-`submit` would have had it; a listener gets `recorded` events).
+`submit` would have had it; a listener gets `recorded` events). When the native extension runs,
+those four kinds are first read by its decoder (`streams.native.hot_decoder`: the same struct
+and the record's payload from one pass over the line, or None for anything unusual, and then
+`decode_vouched` reads the line as before).
 
 The checks and their order are `streams.embedded.batch`'s: the submitter's scope, the duplicate
 check, the received-time bound, the core's verdict. Every other line (a settlement, a void, a
