@@ -52,7 +52,15 @@ from streams.door.fast_decode import round_event, try_decode_line
 from streams.door.json_lines import MAX_LINE_BYTES
 from streams.door.struct_checks import vouched
 
-__all__ = ["Emitted", "decode_vouched", "read_reference", "recorded", "run_lines", "step_line"]
+__all__ = [
+    "FAST_LINE_LIMIT",
+    "Emitted",
+    "decode_vouched",
+    "read_reference",
+    "recorded",
+    "run_lines",
+    "step_line",
+]
 
 #: What the session emits for a line: frozen events, and a hot table event it accepted as the
 #: struct it was decoded into (`recorded` gives its frozen event).
@@ -136,6 +144,8 @@ _DECODER: Final = msgspec.json.Decoder(EventStruct)
 _FAILURES: Final = (msgspec.MsgspecError, ValueError, TypeError, RecursionError)
 #: As `streams.door.fast_decode`'s: a line this long (bytes) is left to the schema's check.
 _FAST_LINE_LIMIT: Final = MAX_LINE_BYTES // 4
+#: The same, for a decoder that must answer as this one (`streams.native.hot_decoder`).
+FAST_LINE_LIMIT: Final = _FAST_LINE_LIMIT
 
 
 def _decoded(lines: Iterable[bytes]) -> Iterator[tuple[bytes, EventStruct | None]]:

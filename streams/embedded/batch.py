@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
+from controller.config.floor import FloorConfig
 from controller.fast import Session
 from controller.fast.build import builder, slot_defaults
 from controller.model.errors import RuleViolation
@@ -88,6 +89,9 @@ class Context:
     clock: Callable[[], str]
     now: str
     latest: datetime | None
+    quiet: FloorConfig | None = None
+    """A configuration without a mystery level (None: none known): while the session's is this
+    one, `arm` gives nothing, and a hot line need not ask it (`streams.embedded.lines`)."""
 
 
 def decide_batch(raws: list[object], logged: dict[str, bytes] | None, ctx: Context) -> Decided:

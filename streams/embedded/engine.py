@@ -159,7 +159,9 @@ class EmbeddedController(Views):
     ) -> list[Outcome]:
         now = self._clock()
         latest = latest_allowed(self._session.config, now)
-        ctx = Context(lambda: self._session, self._arm, scope, self._clock, now, latest)
+        session = partial(getattr, self, "_session")  # a C call a line, not a Python frame
+        quiet = self._session.config if not self._mystery(self._session.config) else None
+        ctx = Context(session, self._arm, scope, self._clock, now, latest, quiet)
         try:
             decided, position = self._decide_and_append(decide, None, ctx)
         except _LogKnows:
@@ -242,17 +244,20 @@ class EmbeddedController(Views):
     def _arm(self) -> tuple[Event, ...]:
         """`arming.armed` on the session: a floor without a mystery level (the common case) costs
         one look at its configuration; with one, the session is rebased on the armed state."""
-        config = self._session.config
-        if self._mystery_config[0] is not config:
-            mystery = config is not None and any(d.mystery for d in config.meters.values())
-            self._mystery_config = (config, mystery)
-        if not self._mystery_config[1]:
+        if not self._mystery(self._session.config):
             return ()
         partial = self._session.partial_state()
         state, armings = arming.armed(partial, self._mystery_key, self._clock())
         if state is not partial:
             self._session = self._session.rebased(state)
         return armings
+
+    def _mystery(self, config: FloorConfig | None) -> bool:
+        """Whether ``config`` has a mystery level (remembered for the last configuration)."""
+        if self._mystery_config[0] is not config:
+            mystery = config is not None and any(d.mystery for d in config.meters.values())
+            self._mystery_config = (config, mystery)
+        return self._mystery_config[1]
 
     @contextmanager
     def _undo_on_error(self) -> Iterator[None]:

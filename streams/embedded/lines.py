@@ -8,7 +8,10 @@ C), lets the session decide on the struct as it stands (`controller.fast.hot`'s 
 `streams.door.fast_core.run_lines` does), and writes its log record from the struct
 (`streams.codec.writer.TABLE_PLANS`: the frozen event's plan, reading the same fields). No dict,
 no frozen event, unless something reads it (a refusal's dead letter parses the line again, as
-`submit` would have had it; a listener gets `recorded` events).
+`submit` would have had it; a listener gets `recorded` events). When the native extension runs,
+those four kinds are first read by its decoder (`streams.native.hot_decoder`: the same struct
+and the record's payload from one pass over the line, or None for anything unusual, and then
+`decode_vouched` reads the line as before).
 
 The checks and their order are `streams.embedded.batch`'s: the submitter's scope, the duplicate
 check, the received-time bound, the core's verdict. Every other line (a settlement, a void, a
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any, Final
+from typing import Any, Final, get_args
 
 import msgspec
 
@@ -42,14 +45,19 @@ from streams import native
 from streams.codec import encode, record_key
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
+    CARD_TEXTS,
+    OWN_UNSAID,
+    TARGET_TEXTS,
+    Action,
     DecisionStruct,
+    Game,
     RoundHead,
     RoundOpenedStruct,
     RoundStruct,
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded
+from streams.door.fast_core import DIRECT, FAST_LINE_LIMIT, Emitted, decode_vouched, recorded
 from streams.door.fast_decode import round_event, table_event
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
@@ -62,7 +70,7 @@ from streams.embedded.batch import (
     new_record,
 )
 from streams.embedded.intake import refuse
-from streams.embedded.received import ahead_reason
+from streams.embedded.received import vouched_ahead_reason
 
 Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
@@ -90,14 +98,35 @@ def _hot() -> dict[type, tuple[Decider, Plan]]:
 _HOT: Final = _hot()
 
 
+def _decoder() -> native.HotDecode | None:
+    """The native decoder of the hot lines (`streams.native.hot_decoder`), if this process runs
+    the extension and decides all four kinds on their structs."""
+    kinds = (RoundOpenedStruct, WagerPlacedStruct, WagersLockedStruct, DecisionStruct)
+    if any(kind not in _HOT for kind in kinds):
+        return None
+    literals = (get_args(Game), get_args(Action), TARGET_TEXTS, CARD_TEXTS)
+    return native.hot_decoder(kinds, literals, (msgspec.UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
+
+
+#: ``(struct, payload)`` of a hot line the door vouches for, natively (None: ask the door).
+_DECODE: Final = _decoder()
+
+
 def decide_lines(
     lines: list[bytes], names: Sequence[str], logged: dict[str, bytes] | None, ctx: Context
 ) -> Decided:
     """`decide_batch` of the lines' items (see the module's docstring); a line the reader
     refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given."""
     out, seen, asked = Decided(), dict(logged or {}), logged is not None
-    hot = _HOT
+    hot, fast = _HOT, _DECODE
     for index, line in enumerate(lines):
+        decoded = None if fast is None else fast(line)
+        if decoded is not None:  # a hot line, read natively with its payload
+            known, payload = decoded
+            _hot_line(
+                out, line, known, hot[type(known)], seen, ctx=ctx, asked=asked, payload=payload
+            )
+            continue
         struct = decode_vouched(line)
         entry = hot.get(type(struct))
         if struct is None:
@@ -147,24 +176,33 @@ def _hot_line(
     *,
     ctx: Context,
     asked: bool,
+    payload: bytes | None = None,
 ) -> None:
-    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line)."""
+    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line);
+    ``payload``: its record's bytes if already written."""
     decider, plan = entry
     raw = partial(parse_json_line, line)
     refusal = ctx.scope(struct.table_id) if ctx.scope is not None else ""
     if refusal:
         out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
         return
-    event_id, table_id, payload = struct.event_id, struct.table_id, _payload(line, struct, plan)
+    if payload is None:
+        payload = _payload(line, struct, plan)
+    event_id, table_id = struct.event_id, struct.table_id
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
-    ahead = ahead_reason(struct.occurred_at, ctx.latest)
-    produced = () if ahead else _decide(ctx.session(), struct, decider)
+    ahead = vouched_ahead_reason(struct.occurred_at, ctx.latest)
+    session = ctx.session()
+    produced = () if ahead else _decide(session, struct, decider)
     verdict = (ahead, produced)
     ids = (event_id, table_id, payload)
     if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
         first = produced[0]
-        _log(out, (*produced, *ctx.arm()), payload if first is struct else None, ctx.now)
+        # `ctx.arm` gives nothing while the session's configuration is the quiet one (deciding
+        # a table event replaces neither the session nor its configuration)
+        quiet = ctx.quiet is not None and session.config is ctx.quiet
+        armings = () if quiet else ctx.arm()
+        _log(out, (*produced, *armings), payload if first is struct else None, ctx.now)
 
 
 def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:

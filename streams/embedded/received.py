@@ -8,7 +8,7 @@ dated 9999-12-31 ended a gaming-day report early).
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from controller.config.floor import FloorConfig
 
@@ -40,3 +40,39 @@ def ahead_reason(occurred_at: str, latest: datetime | None) -> str:
         f"occurred_at {occurred_at} is ahead of the controller's clock by more than the "
         f"allowed skew (latest accepted now: {latest.isoformat()}); set the device's clock"
     )
+
+
+def vouched_ahead_reason(occurred_at: str, latest: datetime | None) -> str:
+    """`ahead_reason` of an ``occurred_at`` the door vouched for (``OCCURRED_AT_PATTERN``,
+    `streams.door.struct_checks._instant_ok`), without a ``fromisoformat`` for the common answer:
+    a UTC text ``YYYY-MM-DDTHH:MM:SS[.f]Z`` whose first 19 characters sort before ``latest``'s
+    second (in UTC, the same fixed-width digits, so text order is time order) is dated before
+    that second began, so not ahead; anything else is asked of `ahead_reason` (bench/PROPOSALS.md,
+    "The door's hot lines decoded natively")."""
+    if latest is None:
+        return ""
+    size = len(occurred_at)
+    if size >= 20 and occurred_at[size - 1] == "Z" and occurred_at[10] == "T":
+        bound = _utc_second(latest)
+        if bound and occurred_at[:19] < bound:
+            return ""
+    return ahead_reason(occurred_at, latest)
+
+
+_SECOND: list[tuple[datetime | None, str]] = [(None, "")]
+
+
+def _utc_second(latest: datetime) -> str:
+    """``latest``'s second in UTC as ``YYYY-MM-DDTHH:MM:SS`` ("" if it has no zone or leaves
+    the calendar), remembered for the last ``latest`` asked (one a batch)."""
+    known, text = _SECOND[0]
+    if known is latest:
+        return text
+    text = ""
+    if latest.tzinfo is not None:
+        try:
+            text = latest.astimezone(UTC).replace(tzinfo=None).isoformat("T", "seconds")
+        except (OverflowError, ValueError):
+            text = ""
+    _SECOND[0] = (latest, text)
+    return text

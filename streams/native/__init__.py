@@ -12,8 +12,9 @@ says which ran (``jackpot --version``, the bench's facts).
 
 What it does so far, for `streams.embedded.lines`: `payload` (the log record's bytes of a
 vouched hot line; see ``src/hot_line.rs``) and `contribution` (a `ContributionRecorded`'s record;
-``src/contribution.rs``), and `slot_builder` (the engine's log records and answers made
-without their ``__init__``; ``src/slots.rs``).
+``src/contribution.rs``), `slot_builder` (the engine's log records and answers made
+without their ``__init__``; ``src/slots.rs``) and `hot_decoder` (the door's hot lines decoded
+into their structs and payloads; ``src/hot_decode.rs``).
 
 Only the stdlib and `streams.compiled` (stdlib only) here: nothing of the rules.
 """
@@ -176,5 +177,40 @@ def slot_builder(
     module = load()
     if module is None or getattr(cls, "__abstractmethods__", None):
         return None
-    made: Callable[..., Any] = module.Builder(cls, list(given), list(defaults.items()))
+    made: Callable[..., Any] = module.Builder(cls, list(given), list(defaults.items())).fast()
     return made
+
+
+#: The fields of the door's structs of a round opened, a wager, the lock and a decision that
+#: ``src/hot_decode.rs`` fills (each sorted; the tag ``type`` is none), in its order of the kinds.
+HOT_FIELDS: Final = (
+    ("event_id", "game", "occurred_at", "round_id", "schema_version", "seq", "table_id"),
+    ("amount", "event_id", "occurred_at", "on", "round_id", "schema_version", "seat", "seq",
+     "table_id", "wager"),
+    ("event_id", "occurred_at", "round_id", "schema_version", "seq", "table_id"),
+    ("action", "amount", "discarded", "event_id", "occurred_at", "round_id", "schema_version",
+     "seat", "seq", "table_id"),
+)  # fmt: skip
+#: What a hot decoder gives for a line: ``(struct, payload)``, or None.
+HotDecode = Callable[[bytes], tuple[Any, bytes] | None]
+
+
+def hot_decoder(
+    classes: tuple[type, type, type, type],
+    literals: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+    defaults: tuple[object, str],
+    limit: int,
+) -> HotDecode | None:
+    """The extension's `HotDecoder` (``src/hot_decode.rs``) if this process runs it and each of
+    ``classes`` (the door's structs, handed in: nothing of the rules is imported here) has
+    exactly the fields it fills, else None. ``literals``: the contract's games, actions, wager
+    targets and cards; ``defaults``: `msgspec.UNSET` and `OWN_UNSAID`; ``limit``: the door's
+    fast limit in bytes."""
+    module = load()
+    shapes = tuple(tuple(sorted(getattr(cls, "__struct_fields__", ()))) for cls in classes)
+    if module is None or shapes != HOT_FIELDS:
+        return None
+    unset, own_unsaid = defaults
+    decoder = module.HotDecoder(list(classes), literals, unset, own_unsaid, limit)
+    decode: HotDecode = decoder.fast()
+    return decode

@@ -14,8 +14,10 @@
 //! `tests/streams/native/test_payload.py` requires, for any line the door vouches for (odd and
 //! damaged ones from `tests/strategies_lines`), either `None` or the Python writer's bytes.
 
+pub(crate) use crate::kinds::{Check, Fields, DECISION, KINDS, LOCKED, OPENED, WAGER};
+
 /// A JSON value as the line spells it.
-enum Val<'a> {
+pub(crate) enum Val<'a> {
     /// A string's inner bytes (printable ASCII, no backslash).
     Str(&'a [u8]),
     /// A non-negative integer in its shortest spelling.
@@ -25,7 +27,7 @@ enum Val<'a> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Ty {
+pub(crate) enum Ty {
     Str,
     Int,
     Arr,
@@ -33,63 +35,47 @@ enum Ty {
 
 /// How a field is written when the line leaves it out.
 #[derive(Clone, Copy, PartialEq)]
-enum Absent {
+pub(crate) enum Absent {
     Required,
     Omitted,
     Own,
     SchemaVersion,
 }
 
-/// A kind's fields, in the sorted order the writer writes them.
-type Fields = &'static [(&'static [u8], Ty, Absent)];
-
-const OPENED: Fields = &[
-    (b"event_id", Ty::Str, Absent::Required),
-    (b"game", Ty::Str, Absent::Required),
-    (b"occurred_at", Ty::Str, Absent::Required),
-    (b"round_id", Ty::Str, Absent::Required),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion),
-    (b"seq", Ty::Int, Absent::Required),
-    (b"table_id", Ty::Str, Absent::Required),
-    (b"type", Ty::Str, Absent::Required),
-];
-const WAGER: Fields = &[
-    (b"amount", Ty::Str, Absent::Required),
-    (b"event_id", Ty::Str, Absent::Required),
-    (b"occurred_at", Ty::Str, Absent::Required),
-    (b"on", Ty::Str, Absent::Own),
-    (b"round_id", Ty::Str, Absent::Required),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion),
-    (b"seat", Ty::Int, Absent::Required),
-    (b"seq", Ty::Int, Absent::Required),
-    (b"table_id", Ty::Str, Absent::Required),
-    (b"type", Ty::Str, Absent::Required),
-    (b"wager", Ty::Str, Absent::Required),
-];
-const LOCKED: Fields = &[
-    (b"event_id", Ty::Str, Absent::Required),
-    (b"occurred_at", Ty::Str, Absent::Required),
-    (b"round_id", Ty::Str, Absent::Required),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion),
-    (b"seq", Ty::Int, Absent::Required),
-    (b"table_id", Ty::Str, Absent::Required),
-    (b"type", Ty::Str, Absent::Required),
-];
-const DECISION: Fields = &[
-    (b"action", Ty::Str, Absent::Required),
-    (b"amount", Ty::Str, Absent::Omitted),
-    (b"discards", Ty::Arr, Absent::Omitted),
-    (b"event_id", Ty::Str, Absent::Required),
-    (b"occurred_at", Ty::Str, Absent::Required),
-    (b"round_id", Ty::Str, Absent::Required),
-    (b"schema_version", Ty::Int, Absent::SchemaVersion),
-    (b"seat", Ty::Int, Absent::Required),
-    (b"seq", Ty::Int, Absent::Required),
-    (b"table_id", Ty::Str, Absent::Required),
-    (b"type", Ty::Str, Absent::Required),
-];
 /// More keys than any kind has: the line is not one of them.
-const MAX_KEYS: usize = 16;
+pub(crate) const MAX_KEYS: usize = 16;
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each zero byte of ``word`` (others may be set too, but only above a zero
+/// byte: the lowest set bit is the first zero byte's).
+#[inline]
+fn zero_byte(word: u64) -> u64 {
+    word.wrapping_sub(ONES) & !word & HIGHS
+}
+
+/// How many leading bytes of ``rest`` are plain string bytes (printable ASCII, 0x20-0x7e, other
+/// than the quote and the backslash), found eight at a time: up to the first other byte, or up
+/// to the last whole word (the caller reads a shorter tail byte by byte). Each test below flags
+/// exactly the first such byte of a word as its lowest set bit (a borrow only runs upwards).
+#[inline]
+pub(crate) fn plain_run(rest: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(chunk) = rest.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]));
+        let special = zero_byte(word ^ (ONES * u64::from(b'"')))
+            | zero_byte(word ^ (ONES * u64::from(b'\\')))
+            | zero_byte(word ^ (ONES * 0x7f))
+            | word.wrapping_sub(ONES * 0x20) & !word & HIGHS // a byte below 0x20
+            | word & HIGHS; // a byte above 0x7f
+        if special != 0 {
+            return at + (special.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    at
+}
 
 struct Reader<'a> {
     line: &'a [u8],
@@ -119,11 +105,13 @@ impl<'a> Reader<'a> {
         self.line.get(self.at).copied()
     }
 
-    /// A string's inner bytes: printable ASCII up to the closing quote, no backslash.
+    /// A string's inner bytes: printable ASCII up to the closing quote, no backslash. Eight
+    /// bytes are looked at together (`plain_run`); the byte that ends a run one at a time.
     fn string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.at;
         loop {
+            self.at += plain_run(&self.line[self.at..]);
             let byte = *self.line.get(self.at)?;
             self.at += 1;
             match byte {
@@ -206,16 +194,24 @@ impl<'a> Reader<'a> {
     }
 }
 
-fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<Fields> {
+/// ``name == key``, the length and first byte compared before the bytes (most keys differ there,
+/// and the slices' ``==`` calls memcmp).
+#[inline]
+fn same_key(name: &[u8], key: &[u8]) -> bool {
+    name.len() == key.len() && name.first() == key.first() && name == key
+}
+
+/// The line's kind: its index in `KINDS` and its fields.
+pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<(usize, Fields)> {
     let kind = members.iter().find_map(|(key, value)| match (key, value) {
         (&b"type", Val::Str(kind)) => Some(*kind),
         _ => None,
     })?;
     match kind {
-        b"round_opened" => Some(OPENED),
-        b"wager_placed" => Some(WAGER),
-        b"wagers_locked" => Some(LOCKED),
-        b"decision" => Some(DECISION),
+        b"round_opened" => Some((0, OPENED)),
+        b"wager_placed" => Some((1, WAGER)),
+        b"wagers_locked" => Some((2, LOCKED)),
+        b"decision" => Some((3, DECISION)),
         _ => None,
     }
 }
@@ -252,14 +248,15 @@ fn write_key(out: &mut Vec<u8>, key: &[u8]) {
     out.extend_from_slice(b"\":");
 }
 
-/// The payload of a vouched hot line, or None (see the module's docstring).
-pub fn write_payload(line: &[u8]) -> Option<Vec<u8>> {
+/// A line's members (in the line's order), its kind's fields and, for each field, the index of
+/// the member that gives it: None unless the line is one flat object of a hot kind whose every
+/// member is one of the kind's fields, with its type, once, and every required field is there.
+pub(crate) fn members_of(line: &[u8]) -> Option<Members<'_>> {
     let members = Reader { line, at: 0 }.object()?;
-    let fields = kind_of(&members)?;
-    // each member must be one of the kind's fields, with its type, once
+    let (kind, fields) = kind_of(&members)?;
     let mut found: [Option<usize>; MAX_KEYS] = [None; MAX_KEYS];
     for (index, (key, value)) in members.iter().enumerate() {
-        let slot = fields.iter().position(|(name, _, _)| name == key)?;
+        let slot = fields.iter().position(|(name, ..)| same_key(name, key))?;
         let typed = matches!(
             (fields[slot].1, value),
             (Ty::Str, Val::Str(_)) | (Ty::Int, Val::Int(_)) | (Ty::Arr, Val::Arr(_))
@@ -268,17 +265,46 @@ pub fn write_payload(line: &[u8]) -> Option<Vec<u8>> {
             return None;
         }
     }
-    let mut out = Vec::with_capacity(line.len() + 24);
+    let complete = fields
+        .iter()
+        .zip(found.iter())
+        .all(|((.., absent, _), at)| at.is_some() || *absent != Absent::Required);
+    complete.then_some(Members { members, kind, fields, found })
+}
+
+/// A hot line read by `members_of`.
+pub(crate) struct Members<'a> {
+    pub members: Vec<(&'a [u8], Val<'a>)>,
+    /// The kind's index in `KINDS`.
+    pub kind: usize,
+    pub fields: Fields,
+    pub found: [Option<usize>; MAX_KEYS],
+}
+
+impl Members<'_> {
+    /// The value of the kind's field ``slot``, if the line gives it.
+    pub fn value(&self, slot: usize) -> Option<&Val<'_>> {
+        self.found[slot].map(|index| &self.members[index].1)
+    }
+}
+
+/// The payload of a vouched hot line, or None (see the module's docstring).
+pub fn write_payload(line: &[u8]) -> Option<Vec<u8>> {
+    members_of(line).map(|read| write(&read, line.len()))
+}
+
+/// The payload of a line `members_of` read.
+pub(crate) fn write(read: &Members<'_>, size: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(size + 24);
     out.push(b'{');
-    for (slot, (name, _, absent)) in fields.iter().enumerate() {
+    for (slot, (name, _, absent, _)) in read.fields.iter().enumerate() {
         if *absent == Absent::SchemaVersion {
             write_key(&mut out, name);
             out.push(b'1');
             continue;
         }
-        match (found[slot], absent) {
-            (Some(index), _) => {
-                let value = &members[index].1;
+        match (read.value(slot), absent) {
+            (Some(value), _) => {
                 if matches!(value, Val::Arr(items) if items.is_empty()) {
                     continue; // no discards: the writer leaves the field out
                 }
@@ -289,10 +315,9 @@ pub fn write_payload(line: &[u8]) -> Option<Vec<u8>> {
                 write_key(&mut out, name);
                 out.extend_from_slice(b"\"own\"");
             }
-            (None, Absent::Omitted) => {}
-            (None, _) => return None,
+            (None, _) => {} // omitted (`members_of` found every required field)
         }
     }
     out.push(b'}');
-    Some(out)
+    out
 }

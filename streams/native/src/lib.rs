@@ -3,9 +3,14 @@
 //! `payload(line)`: a vouched hot line's log payload, written from the line (`hot_line.rs`).
 //! `contribution(event)`: a `ContributionRecorded`'s record (the lock's commonest derived
 //! record), written from its fields (`contribution.rs`).
+//! `HotDecoder`: the door's hot lines decoded into their structs and payloads (`hot_decode.rs`).
+//! `Builder`: records and answers made without their `__init__` (`slots.rs`).
 
+mod contract;
 mod contribution;
+mod hot_decode;
 mod hot_line;
+mod kinds;
 mod slots;
 
 use pyo3::prelude::*;
@@ -31,5 +36,6 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
     module.add_class::<slots::Builder>()?;
+    module.add_class::<hot_decode::HotDecoder>()?;
     Ok(())
 }

@@ -5,38 +5,106 @@
 //! refusing `__setattr__`, as the Python builder's `descriptor.__set__` does). The Python side
 //! (`streams.native.slot_builder`) hands in only the classes the Python builder vouches for;
 //! `tests/streams/native/test_slots.py` requires the same objects field for field.
+//!
+//! The descriptor each name finds (the first class of the `__mro__` whose `__dict__` holds it, as
+//! `PyObject_GenericSetAttr` looks) is looked up once, when the builder is made; a member
+//! descriptor (a slot) is then set by calling its `tp_descr_set` directly, which is what
+//! `PyObject_GenericSetAttr` does with it after its lookup; any other name keeps that call.
+//!
+//! `Builder.fast()` is the same builder as a builtin function of the `METH_FASTCALL` kind
+//! (bound to the builder): the values come as the caller's own array, where `__call__` (PyO3's
+//! `tp_call` under the stable ABI) packs them into a tuple first.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple, PyType};
+use std::ptr;
 
 #[pyclass(frozen, module = "jackpot_native")]
 pub struct Builder {
     cls: Py<PyType>,
-    given: Vec<Py<PyString>>,
-    defaults: Vec<(Py<PyString>, PyObject)>,
+    given: Vec<Setter>,
+    defaults: Vec<(Setter, PyObject)>,
+}
+
+/// How a field is set: its name, and its slot's member descriptor with that type's
+/// `tp_descr_set`, if it is one.
+struct Setter {
+    name: Py<PyString>,
+    slot: Option<(PyObject, ffi::descrsetfunc)>,
+}
+
+impl Setter {
+    fn new(cls: &Bound<'_, PyType>, name: &str) -> PyResult<Self> {
+        let py = cls.py();
+        let name = PyString::intern_bound(py, name);
+        let mut slot = None;
+        for klass in cls.getattr("__mro__")?.iter()? {
+            let Some(found) = klass?.getattr("__dict__")?.get_item(&name).ok() else { continue };
+            if found.get_type().name()? == "member_descriptor" {
+                // SAFETY: `found`'s type is a live type object; the slot is a `descrsetfunc`.
+                let set = unsafe {
+                    ffi::PyType_GetSlot(found.get_type().as_type_ptr(), ffi::Py_tp_descr_set)
+                };
+                if !set.is_null() {
+                    // SAFETY: `Py_tp_descr_set` holds a `descrsetfunc`.
+                    let set: ffi::descrsetfunc = unsafe { std::mem::transmute(set) };
+                    slot = Some((found.unbind(), set));
+                }
+            }
+            break;
+        }
+        Ok(Setter { name: name.unbind(), slot })
+    }
+
+    /// Set the field on ``made`` to ``value`` (live pointers); -1 with the error set if refused.
+    unsafe fn set(&self, made: *mut ffi::PyObject, value: *mut ffi::PyObject) -> i32 {
+        match &self.slot {
+            Some((descriptor, set)) => set(descriptor.as_ptr(), made, value),
+            None => ffi::PyObject_GenericSetAttr(made, self.name.as_ptr(), value),
+        }
+    }
 }
 
 #[pymethods]
 impl Builder {
     #[new]
     fn new(
-        py: Python<'_>,
         cls: Bound<'_, PyType>,
         given: Vec<String>,
         defaults: Vec<(String, PyObject)>,
-    ) -> Self {
-        let intern = |name: &str| PyString::intern_bound(py, name).unbind();
-        Builder {
-            cls: cls.unbind(),
-            given: given.iter().map(|name| intern(name)).collect(),
-            defaults: defaults.into_iter().map(|(name, value)| (intern(&name), value)).collect(),
-        }
+    ) -> PyResult<Self> {
+        let given = given.iter().map(|name| Setter::new(&cls, name)).collect::<PyResult<_>>()?;
+        let defaults = defaults
+            .into_iter()
+            .map(|(name, value)| Ok((Setter::new(&cls, &name)?, value)))
+            .collect::<PyResult<_>>()?;
+        Ok(Builder { cls: cls.unbind(), given, defaults })
     }
 
     #[pyo3(signature = (*values))]
     fn __call__(&self, py: Python<'_>, values: &Bound<'_, PyTuple>) -> PyResult<PyObject> {
+        let pointers: Vec<*mut ffi::PyObject> = values.iter().map(|value| value.as_ptr()).collect();
+        // SAFETY: each pointer is borrowed from `values`, alive for the call.
+        unsafe { self.build(py, &pointers) }
+    }
+
+    /// This builder as a `METH_FASTCALL` builtin (see the module's docstring).
+    fn fast(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        // SAFETY: `BUILD` is a static the interpreter only reads; the function holds its own
+        // reference to `slf`, which `build_fast` reads as a `Builder`.
+        unsafe {
+            let raw =
+                ffi::PyCFunction_NewEx(ptr::addr_of_mut!(BUILD), slf.as_ptr(), ptr::null_mut());
+            Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
+        }
+    }
+}
+
+impl Builder {
+    /// The object, from ``values`` (borrowed pointers, alive for the call).
+    unsafe fn build(&self, py: Python<'_>, values: &[*mut ffi::PyObject]) -> PyResult<PyObject> {
         if values.len() != self.given.len() {
             return Err(PyTypeError::new_err(format!(
                 "build() takes {} positional arguments but {} were given",
@@ -46,20 +114,50 @@ impl Builder {
         }
         // SAFETY: `cls` is a type object (checked by `new`'s conversion); the allocation's
         // reference is owned by `made` from here, and every pointer passed below is alive.
-        unsafe {
-            let raw = ffi::PyType_GenericAlloc(self.cls.as_ptr().cast::<ffi::PyTypeObject>(), 0);
-            let made: PyObject = Bound::from_owned_ptr_or_err(py, raw)?.unbind();
-            for (name, value) in self.given.iter().zip(values.iter()) {
-                if ffi::PyObject_GenericSetAttr(made.as_ptr(), name.as_ptr(), value.as_ptr()) < 0 {
-                    return Err(PyErr::fetch(py));
-                }
+        let raw = ffi::PyType_GenericAlloc(self.cls.as_ptr().cast::<ffi::PyTypeObject>(), 0);
+        let made: PyObject = Bound::from_owned_ptr_or_err(py, raw)?.unbind();
+        for (setter, value) in self.given.iter().zip(values.iter()) {
+            if setter.set(made.as_ptr(), *value) < 0 {
+                return Err(PyErr::fetch(py));
             }
-            for (name, value) in &self.defaults {
-                if ffi::PyObject_GenericSetAttr(made.as_ptr(), name.as_ptr(), value.as_ptr()) < 0 {
-                    return Err(PyErr::fetch(py));
-                }
+        }
+        for (setter, value) in &self.defaults {
+            if setter.set(made.as_ptr(), value.as_ptr()) < 0 {
+                return Err(PyErr::fetch(py));
             }
-            Ok(made)
+        }
+        Ok(made)
+    }
+}
+
+static mut BUILD: ffi::PyMethodDef = ffi::PyMethodDef {
+    ml_name: c"build".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer { _PyCFunctionFast: build_fast },
+    ml_flags: ffi::METH_FASTCALL,
+    ml_doc: ptr::null(),
+};
+
+/// `Builder.fast()`'s function: ``slf`` the builder, ``args`` the caller's ``nargs`` values.
+unsafe extern "C" fn build_fast(
+    slf: *mut ffi::PyObject,
+    args: *mut *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+) -> *mut ffi::PyObject {
+    // SAFETY: the interpreter holds the GIL and passes `nargs` live pointers; `slf` is the
+    // `Builder` `fast` bound (its type checked by the downcast all the same).
+    let py = Python::assume_gil_acquired();
+    let owner = Bound::from_borrowed_ptr(py, slf);
+    let Ok(builder) = owner.downcast::<Builder>() else {
+        PyTypeError::new_err("build: not a Builder").restore(py);
+        return ptr::null_mut();
+    };
+    let values: &[*mut ffi::PyObject] =
+        if nargs <= 0 { &[] } else { std::slice::from_raw_parts(args, nargs as usize) };
+    match builder.get().build(py, values) {
+        Ok(made) => made.into_ptr(),
+        Err(error) => {
+            error.restore(py);
+            ptr::null_mut()
         }
     }
 }

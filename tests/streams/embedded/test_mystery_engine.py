@@ -7,6 +7,7 @@ exact prior state (NJ 13:69E-1.39A: recovery), here with the same sealed trigger
 
 from __future__ import annotations
 
+import json
 import stat
 from pathlib import Path
 
@@ -151,3 +152,19 @@ def test_without_its_key_the_engine_refuses_a_mystery_floor(tmp_path: Path) -> N
         started(db, key=None)
     with pytest.raises(RuleViolation, match="wrong key"):
         started(db, key=bytes(32))
+
+
+def test_lines_arm_after_every_hit_as_items_do(tmp_path: Path) -> None:
+    """The same rounds as JSON lines (`submit_lines`: the hot lines skip asking the engine to arm
+    only while the configuration has no mystery level): every hit is followed by an arming."""
+    db = tmp_path / "log.db"
+    engine = started(db)
+    lines = [json.dumps(raw).encode() for raw in rounds(1, 30)]
+    outcomes = engine.submit_lines(lines[:50]) + engine.submit_lines(lines[50:])
+    assert {o.status for o in outcomes} == {"accepted"}
+    events = logged(db)
+    hits = [e for e in events if isinstance(e, ProgressiveHit)]
+    armings = [e for e in events if isinstance(e, MysteryArmed)]
+    assert len(hits) >= 3
+    assert len(armings) == len(hits) + 1  # at activation, then after each hit
+    assert audit(events).ok

@@ -119,3 +119,24 @@ def test_the_native_writer_fills_what_the_writer_fills() -> None:
         b'"type":"wager_placed","wager":"ante"}'
     )
     assert BUILT.payload("not bytes") is None
+
+
+@pytest.mark.parametrize("special", [b"\\", b"\x00", b"\x1f", b"\x7f", b"\x80", b"\xc3\xa9", b'"'])
+def test_a_byte_the_writer_cannot_copy_is_seen_wherever_it_stands(special: bytes) -> None:
+    """The string scan reads eight bytes at a time (`plain_run`): a byte it must stop at, at
+    every position of a string of every length up to 24, and plain strings of those lengths."""
+    assert BUILT is not None
+    for size in range(1, 25):
+        for at in range(size):
+            plain = b"abcdefghijklmnopqrstuvwx"[:size]
+            for text in (plain, plain[:at] + special + plain[at + 1 :]):
+                line = (
+                    b'{"type":"wagers_locked","seq":1,"event_id":"' + text + b'","table_id":"t",'
+                    b'"round_id":"r","occurred_at":"2026-11-29T12:00:01Z"}'
+                )
+                written = BUILT.payload(line)
+                if text == plain:
+                    assert written is not None, line
+                    assert text in written, line
+                else:
+                    assert written is None, line

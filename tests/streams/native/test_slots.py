@@ -2,9 +2,10 @@
 slots.rs``) against the class's own constructor, for any values.
 
 Field for field, ``==``, ``hash``, ``repr`` and the type; the engine's two constructors
-(`streams.embedded.batch.new_record`, `new_answer`) are the native ones whenever this process runs
-the extension; the builder refuses a wrong count of values as a call would, and is handed no
-class `controller.fast.build.slot_defaults` does not vouch for.
+(`streams.embedded.batch.new_record`, `new_answer`) are the native ones (`Builder.fast`, the
+fast-call builtin) whenever this process runs the extension; the builder, called either way,
+refuses a wrong count of values as a call would, and is handed no class
+`controller.fast.build.slot_defaults` does not vouch for.
 """
 
 from __future__ import annotations
@@ -46,26 +47,38 @@ def _same(made: object, expected: object) -> None:
 
 @given(st.tuples(ANY, ANY, ANY, ANY))
 def test_a_log_record_is_the_constructors(values: tuple[object, ...]) -> None:
-    _same(_native(LogRecord, RECORD)(*values), LogRecord(*values))  # type: ignore[arg-type]
+    expected = LogRecord(*values)  # type: ignore[arg-type]
+    built = _native(LogRecord, RECORD)
+    _same(built(*values), expected)
+    _same(built.fast()(*values), expected)
 
 
 @given(st.tuples(ANY, ANY, ANY))
 def test_an_answer_is_the_constructors_with_its_defaults(values: tuple[object, ...]) -> None:
     expected = Outcome(*values)  # type: ignore[arg-type]
-    _same(_native(Outcome, ANSWER)(*values), expected)
+    built = _native(Outcome, ANSWER)
+    _same(built(*values), expected)
+    _same(built.fast()(*values), expected)
 
 
 def test_the_engine_uses_the_native_builders_when_it_runs_the_extension() -> None:
     native_runs = native.load() is not None
     for made in (batch.new_record, batch.new_answer):
-        assert (type(made).__name__ == "Builder") is native_runs
+        bound = getattr(made, "__self__", None)
+        assert (type(bound).__name__ == "Builder") is native_runs
     _same(batch.new_record("T", b"{}", "e", "now"), LogRecord("T", b"{}", "e", "now"))
     _same(batch.new_answer("e", "accepted", ""), Outcome("e", "accepted", ""))
 
 
-def test_a_wrong_count_of_values_is_refused() -> None:
-    with pytest.raises(TypeError, match="takes 4 positional arguments but 2 were given"):
-        _native(LogRecord, RECORD)("T", b"{}")
+@pytest.mark.parametrize("fast", [False, True])
+@pytest.mark.parametrize("count", [0, 2, 5])
+def test_a_wrong_count_of_values_is_refused(fast: bool, count: int) -> None:
+    built = _native(LogRecord, RECORD)
+    call = built.fast() if fast else built
+    with pytest.raises(TypeError, match=f"takes 4 positional arguments but {count} were given"):
+        call(*["x"] * count)
+    with pytest.raises(TypeError):
+        call(key="T", payload=b"{}", dedupe_id="", received_at="now")
 
 
 def test_a_class_with_a_post_init_is_not_vouched_for() -> None:

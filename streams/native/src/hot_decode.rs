@@ -1,0 +1,264 @@
+//! The door's hot lines decoded natively: `HotDecoder(...).fast()(line)` gives
+//! ``(struct, payload)`` for a round opened, a wager, the lock or a decision, or None.
+//!
+//! The struct is the one `streams.door.fast_core.decode_vouched` gives for the line (the same
+//! class, the same field values, `UNSET` and `OWN_UNSAID` where the line leaves a field out),
+//! made by calling the class with its fields as keywords; the payload is `hot_line.rs`'s, read
+//! from the same pass over the line. It answers only lines it is sure the door vouches for:
+//! `hot_line::members_of` (one flat object of a hot kind, each member one of the kind's fields
+//! with its JSON type, once, no escape, no byte outside printable ASCII in a string, integers in
+//! their shortest spelling, every required field), then each value checked as the contract and
+//! `streams.door.struct_checks` check it (`Check`): the ids' patterns, the instant, the ranges,
+//! the literals (handed in by the caller from `streams.door.contract_structs`), ``discards`` only
+//! with ``draw`` and distinct. Anything else (a negative zero, an offset of 24 hours, a line
+//! longer than the door's fast limit...) gives None, and the caller asks `decode_vouched`, so an
+//! answer here is always the door's. `tests/streams/native/test_hot_decode.py` compares the two.
+
+use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
+use crate::hot_line::{members_of, write, Check, Members, Val, KINDS};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
+use std::ptr;
+
+extern "C" {
+    // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
+    fn PyObject_Vectorcall(
+        callable: *mut ffi::PyObject,
+        args: *const *mut ffi::PyObject,
+        nargsf: usize,
+        kwnames: *mut ffi::PyObject,
+    ) -> *mut ffi::PyObject;
+}
+
+/// A literal of the contract: its text and the object the struct holds for it.
+struct Literals(Vec<(Vec<u8>, PyObject)>);
+
+impl Literals {
+    fn new(texts: Vec<Bound<'_, PyString>>) -> PyResult<Self> {
+        let pairs = texts.into_iter().map(|text| {
+            let bytes = text.to_str()?.as_bytes().to_vec();
+            Ok((bytes, text.into_any().unbind()))
+        });
+        Ok(Literals(pairs.collect::<PyResult<_>>()?))
+    }
+
+    fn find(&self, text: &[u8]) -> Option<&PyObject> {
+        self.0.iter().find(|(known, _)| known.as_slice() == text).map(|(_, object)| object)
+    }
+}
+
+#[pyclass(frozen, module = "jackpot_native")]
+pub struct HotDecoder {
+    /// Each kind's class and keyword names (its fields but ``type``, in `KINDS`' order).
+    classes: Vec<(Py<PyType>, Py<PyTuple>)>,
+    games: Literals,
+    actions: Literals,
+    targets: Literals,
+    cards: Literals,
+    unset: PyObject,
+    own_unsaid: PyObject,
+    limit: usize,
+}
+
+#[pymethods]
+impl HotDecoder {
+    /// ``classes``: the struct of a round opened, a wager, the lock and a decision; the literals'
+    /// texts; `msgspec.UNSET`; `OWN_UNSAID`; the door's fast limit in bytes.
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        classes: Vec<Bound<'_, PyType>>,
+        literals: (
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+            Vec<Bound<'_, PyString>>,
+        ),
+        unset: PyObject,
+        own_unsaid: PyObject,
+        limit: usize,
+    ) -> PyResult<Self> {
+        if classes.len() != KINDS.len() {
+            return Err(pyo3::exceptions::PyValueError::new_err("four classes"));
+        }
+        let mut made = Vec::with_capacity(KINDS.len());
+        for (cls, fields) in classes.into_iter().zip(KINDS) {
+            let names = fields.iter().filter(|field| field.3 != Check::Tag).map(|field| {
+                let name = if field.3 == Check::Discards { "discarded" } else { as_str(field.0) };
+                PyString::intern_bound(py, name)
+            });
+            let names: Vec<_> = names.collect();
+            made.push((cls.unbind(), PyTuple::new_bound(py, names).unbind()));
+        }
+        let (games, actions, targets, cards) = literals;
+        Ok(HotDecoder {
+            classes: made,
+            games: Literals::new(games)?,
+            actions: Literals::new(actions)?,
+            targets: Literals::new(targets)?,
+            cards: Literals::new(cards)?,
+            unset,
+            own_unsaid,
+            limit,
+        })
+    }
+
+    /// This decoder as a `METH_O` builtin: ``decode(line)``.
+    fn fast(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        // SAFETY: `DECODE` is a static the interpreter only reads; the function holds its own
+        // reference to `slf`, which `decode_o` reads as a `HotDecoder`.
+        unsafe {
+            let raw =
+                ffi::PyCFunction_NewEx(ptr::addr_of_mut!(DECODE), slf.as_ptr(), ptr::null_mut());
+            Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
+        }
+    }
+}
+
+fn as_str(key: &'static [u8]) -> &'static str {
+    std::str::from_utf8(key).unwrap_or("")
+}
+
+impl HotDecoder {
+    /// ``(struct, payload)`` of a hot line the door vouches for, else None.
+    fn decode<'py>(&self, py: Python<'py>, line: &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        if line.len() > self.limit {
+            return Ok(None);
+        }
+        let Some(read) = members_of(line) else { return Ok(None) };
+        let kind = read.kind;
+        let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(read.fields.len());
+        for (slot, field) in read.fields.iter().enumerate() {
+            if field.3 == Check::Tag {
+                continue;
+            }
+            match self.value(py, &read, slot, field.3) {
+                Some(value) => values.push(value),
+                None => return Ok(None),
+            }
+        }
+        let (cls, names) = &self.classes[kind];
+        let pointers: Vec<*mut ffi::PyObject> = values.iter().map(|value| value.as_ptr()).collect();
+        // SAFETY: `cls` is callable, `names` a tuple of as many interned strings as `pointers`
+        // holds live objects (kept by `values` for the call), no positional arguments.
+        let made = unsafe {
+            let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
+            Bound::from_owned_ptr_or_err(py, raw)?
+        };
+        let payload = PyBytes::new_bound(py, &write(&read, line.len()));
+        Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload.into_any()])))
+    }
+
+    /// The object the struct holds for field ``slot`` (its default if the line leaves it out),
+    /// or None if the contract refuses the value.
+    fn value<'py>(
+        &self,
+        py: Python<'py>,
+        read: &Members<'_>,
+        slot: usize,
+        check: Check,
+    ) -> Option<Bound<'py, PyAny>> {
+        let Some(value) = read.value(slot) else {
+            return Some(match check {
+                Check::Target => self.own_unsaid.bind(py).clone(),
+                _ => self.unset.bind(py).clone(), // the version, a decision's amount and discards
+            });
+        };
+        match (check, value) {
+            (Check::Discards, Val::Arr(items)) => self.discards(py, read, items),
+            (_, Val::Str(text)) => self.text(py, check, text),
+            (_, Val::Int(digits)) => {
+                integer(check, digits).map(|number| number.into_py(py).into_bound(py))
+            }
+            _ => None,
+        }
+    }
+
+    fn text<'py>(&self, py: Python<'py>, check: Check, text: &[u8]) -> Option<Bound<'py, PyAny>> {
+        let literal = match check {
+            Check::Game => Some(&self.games),
+            Check::Action => Some(&self.actions),
+            Check::Target => Some(&self.targets),
+            _ => None,
+        };
+        if let Some(known) = literal {
+            return known.find(text).map(|object| object.bind(py).clone());
+        }
+        let valid = match check {
+            Check::EventId => event_id_ok(text),
+            Check::Ident => ident_ok(text),
+            Check::Instant => instant_ok(text),
+            Check::WagerName => wager_name_ok(text),
+            Check::Amount => amount_ok(text),
+            _ => false,
+        };
+        // the checks pass only ASCII, so the text is its own UTF-8
+        valid.then(|| PyString::new_bound(py, as_ascii(text)).into_any())
+    }
+
+    /// A decision's discards: distinct cards, at most 5, and only with ``draw``.
+    fn discards<'py>(
+        &self,
+        py: Python<'py>,
+        read: &Members<'_>,
+        items: &[&[u8]],
+    ) -> Option<Bound<'py, PyAny>> {
+        let action = read.fields.iter().position(|field| field.3 == Check::Action)?;
+        let drawn = matches!(read.value(action), Some(Val::Str(b"draw")));
+        if !drawn || items.len() > 5 {
+            return None;
+        }
+        let mut cards = Vec::with_capacity(items.len());
+        for (index, item) in items.iter().enumerate() {
+            if items[..index].contains(item) {
+                return None;
+            }
+            cards.push(self.cards.find(item)?.bind(py).clone());
+        }
+        Some(PyList::new_bound(py, cards).into_any())
+    }
+}
+
+/// A text the checks passed: ASCII only, so its own UTF-8.
+fn as_ascii(text: &[u8]) -> &str {
+    debug_assert!(text.is_ascii());
+    // SAFETY: every check that lets a text through (`HotDecoder::text`) passes only ASCII bytes.
+    unsafe { std::str::from_utf8_unchecked(text) }
+}
+
+static mut DECODE: ffi::PyMethodDef = ffi::PyMethodDef {
+    ml_name: c"decode".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer { PyCFunction: decode_o },
+    ml_flags: ffi::METH_O,
+    ml_doc: ptr::null(),
+};
+
+/// `HotDecoder.fast()`'s function: ``slf`` the decoder, ``line`` the argument (anything but
+/// bytes gives None).
+unsafe extern "C" fn decode_o(
+    slf: *mut ffi::PyObject,
+    line: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    // SAFETY: the interpreter holds the GIL and passes live pointers; `slf` is the decoder
+    // `fast` bound (its type checked by the downcast all the same).
+    let py = Python::assume_gil_acquired();
+    let owner = Bound::from_borrowed_ptr(py, slf);
+    let argument = Bound::from_borrowed_ptr(py, line);
+    let Ok(decoder) = owner.downcast::<HotDecoder>() else {
+        pyo3::exceptions::PyTypeError::new_err("decode: not a HotDecoder").restore(py);
+        return ptr::null_mut();
+    };
+    let Ok(bytes) = argument.downcast::<PyBytes>() else {
+        return py.None().into_ptr();
+    };
+    match decoder.get().decode(py, bytes.as_bytes()) {
+        Ok(Some(pair)) => pair.into_ptr(),
+        Ok(None) => py.None().into_ptr(),
+        Err(error) => {
+            error.restore(py);
+            ptr::null_mut()
+        }
+    }
+}
