@@ -6,7 +6,8 @@ instruction counts (``valgrind --tool=cachegrind``) and CPU time, not a bench ro
 them, all partitions owned. ``local``: claims applied in the round lane's batch
 (`streams.scaleout.local_apply`). ``topic``: every claim written, then read back and decided by
 the meter lane in a batch of its own (main's path). Both write what the loop writes per batch:
-each output's value and each touched key's state record (`TxLoop._write_state`). Prints the
+each output's value and each touched key's state record (`TxLoop._write_state`), and count the
+batch in the worker's metrics (`WorkerMetrics.record`, as `TxLoop.finish` does). Prints the
 events, the meter-claims records and the seconds of CPU. ``BENCH_PROBE_LINES=<file>``: the
 input lines read from (first written to) that file, so that a cachegrind count holds the
 worker's work and not the simulator's.
@@ -24,6 +25,7 @@ from typing import Any
 from bench.workload import events, example_floor, to_line
 from controller.config.floor import FloorConfig
 from streams.adapters.kafka.topics import TopicNames
+from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.scaleout.batch import Batch, decide
 from streams.scaleout.local_apply import LocalApply, key_partition
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
@@ -84,12 +86,17 @@ def _written(batch: Batch, lanes: dict[str, Lane[Any]], ends: dict[int, int]) ->
     return claims
 
 
-def _commit(batch: Batch, states: dict[tuple[str, int], PartitionState[Any]]) -> None:
-    """The batch's records and progress into the in-memory state (`TxLoop._apply`)."""
+def _commit(
+    batch: Batch, states: dict[tuple[str, int], PartitionState[Any]], metrics: WorkerMetrics
+) -> None:
+    """The batch's records and progress into the in-memory state (`TxLoop._apply`), and the
+    batch counted (`TxLoop.finish`)."""
     for where, records in batch.states.items():
         states[where].records.update(records)
     for where, offset in batch.progress.items():
         states[where].progress = offset
+    for name, outcomes in batch.outcomes.items():
+        metrics.record(name, outcomes, batch.outputs.get(name, []), 0.0)
 
 
 def run(mode: str, count: int) -> tuple[int, int, float]:
@@ -111,6 +118,7 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
         (t, p): PartitionState(progress=0) for t in lanes for p in range(PARTS)
     }
     lines = _lines(config, count)
+    metrics = WorkerMetrics()
     ends: dict[int, int] = {}
     written, started = 0, time.process_time()
     for start in range(0, len(lines), BATCH):
@@ -119,12 +127,12 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
             for i, (k, v) in enumerate(lines[start : start + BATCH])
         ]
         batch = decide(msgs, lanes, states, local)  # type: ignore[arg-type]
-        _commit(batch, states)
+        _commit(batch, states, metrics)
         claims = _written(batch, lanes, ends)
         written += len(claims)
         if claims:  # the meter lane's batch (main: in a later transaction)
             claimed = decide(claims, lanes, states)  # type: ignore[arg-type]
-            _commit(claimed, states)
+            _commit(claimed, states, metrics)
             _written(claimed, lanes, ends)
     return len(lines), written, time.process_time() - started
 

@@ -8,15 +8,14 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 
 from streams.adapters.kafka.phases import BatchPhases
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
-from streams.scaleout.local_apply import LocalApply
-from streams.scaleout.records import source_pos
+from streams.scaleout.records import Processed, source_pos
 from streams.scaleout.store import Lane, PartitionState
 
 LOG = logging.getLogger("jackpot.kafka.worker")
@@ -24,6 +23,21 @@ Where = tuple[str, int]
 #: How long one wait for more records lasts while the previous batch commits (`more`): the
 #: batch goes on at most this long after that commit returned.
 MORE_POLL_S = 0.001
+
+
+class Applier(Protocol):
+    """What `decide` calls of `streams.scaleout.local_apply.LocalApply`: a protocol, not the
+    class, so that this module compiled (`streams.compiled`) takes any implementation, as the
+    differential tests pass main's (a compiled parameter of a native class checks its type)."""
+
+    def applied(
+        self,
+        result: Processed[Any],
+        batch_states: dict[Where, dict[bytes, Any]],
+        progress: dict[Where, int],
+        outcomes: list[str],
+        states: Mapping[Where, PartitionState[Any]],
+    ) -> Processed[Any]: ...
 
 
 @dataclass(slots=True)
@@ -56,7 +70,7 @@ def decide(
     records: list[Message],
     lanes: Mapping[str, Lane[Any]],
     states: Mapping[Where, PartitionState[Any]],
-    local: LocalApply | None = None,
+    local: Applier | None = None,
     into: Batch | None = None,
 ) -> Batch:
     """Each record through its lane's processor (records of owned partitions only), in order;
@@ -138,7 +152,7 @@ def more(
     size: int,
     lanes: Mapping[str, Lane[Any]],
     states: Mapping[Where, PartitionState[Any]],
-    local: LocalApply | None,
+    local: Applier | None,
 ) -> bool:
     """The records that come while ``committing()`` (the previous batch's commit in flight)
     decided into ``batch``, up to ``size`` records: they would otherwise wait for the next batch,

@@ -43,14 +43,19 @@ metric                                      type       labels
 
 Awards and rejections are read off the batch's outputs (the awards topic's records and the
 events topic's ``rejected@`` records): both are rare, so parsing them costs the worker nothing
-measurable, and the common records (table and meter events) are never decoded here.
+measurable, and the common records (table and meter events) are never decoded here. Each output's
+topic is sorted once per topic name (`_sort`: sets of the quiet and the events topics), and only
+an events-topic record's dedupe id is read: a liveness record's is built on reading
+(`streams.scaleout.heard`), one per input, and reading every one cost ~4% of the worker's CPU.
+The outcomes are tallied by `collections.Counter` (in C; the same counts, in the same order).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter as Tally
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily
@@ -110,6 +115,8 @@ class WorkerMetrics:
     """The worker's counters, gauges and histograms on its own registry."""
 
     def __init__(self) -> None:
+        self._quiet: set[str] = set()  # output topics nothing is counted on (liveness, claims)
+        self._events: set[str] = set()  # the events topics seen (their ``rejected@`` records)
         self.registry = reg = CollectorRegistry()
         self.processing_seconds = Histogram(
             "jackpot_processing_seconds",
@@ -165,25 +172,38 @@ class WorkerMetrics:
         start_http_server(port, addr=addr, registry=self.registry)
 
     def record(
-        self, processor: str, outcomes: Iterable[str], outputs: Iterable[Output], seconds: float
+        self, processor: str, outcomes: Iterable[str], outputs: Collection[Output], seconds: float
     ) -> None:
         """Count one finished batch: its outcomes, its outputs and how long it took."""
-        counts: dict[str, int] = {}
-        for outcome in outcomes:
-            counts[outcome] = counts.get(outcome, 0) + 1
+        counts = Tally(outcomes)
         for outcome, count in counts.items():
             self.inputs.labels(processor, outcome).inc(count)
-        produced = 0
+        quiet, events = self._quiet, self._events
         for out in outputs:
-            produced += 1
-            if out.topic.endswith(".awards"):
+            topic = out.topic
+            if topic in quiet:
+                continue
+            kind = "events" if topic in events else self._sort(topic)
+            if kind == "events":  # ~1 output an input; only these dedupe ids are read
+                if out.dedupe_id.startswith("rejected@"):
+                    self._rejection(out.value)
+            elif kind == "awards":
                 self._award(out.value)
-            elif out.dedupe_id.startswith("rejected@") and out.topic.endswith(".events"):
-                self._rejection(out.value)
-        self.outputs.labels(processor).inc(produced)
+        self.outputs.labels(processor).inc(len(outputs))
         self.processing_seconds.labels(processor).observe(seconds)
         if counts:
             self.last_event.set(time.time())
+
+    def _sort(self, topic: str) -> str:
+        """What ``topic`` (not yet known as events or quiet) holds for the counters: "events"
+        and "quiet" topics are remembered (an awards topic's records are rare)."""
+        if topic.endswith(".events"):
+            self._events.add(topic)
+            return "events"
+        if topic.endswith(".awards"):
+            return "awards"
+        self._quiet.add(topic)
+        return "quiet"
 
     def _award(self, value: bytes) -> None:
         """Count one awards-topic record (`schemas/award.v1.json`): each player paid."""

@@ -4,9 +4,13 @@ or applied twice whatever the ownership of the meter-claims partitions does mean
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +22,8 @@ from streams.scaleout.local_apply import key_partition, murmur2
 from tests.streams.scaleout.local_world import NAMES, PARTS, World
 from tests.streams.scaleout.procs_harness import disturbed, fixed_draw
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "examples"
 PLAIN = (EXAMPLES / "pa-three-card-poker.toml").read_text("utf-8")
 DEMO = (EXAMPLES / "pa-three-card-poker-demo.toml").read_text("utf-8")  # ceiling, mystery
 MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
@@ -141,10 +146,27 @@ def test_ownership_moving_under_any_schedule_loses_no_claim(
     assert awards == {o.dedupe_id for o in topic.produced if o.topic == NAMES.awards}
 
 
-def test_the_guard_is_what_keeps_the_trap_shut(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without the owed-claim check the trap test loses money (so that test can fail)."""
-    monkeypatch.setattr(local_apply, "_caught_up", lambda meter, table, owed: True)
-    with pytest.raises(AssertionError):
+def test_the_guard_is_what_keeps_the_trap_shut() -> None:
+    """Without the owed-claim check the trap test loses money (so that test can fail). The
+    check is taken out by patching the module; compiled (`streams.compiled`), local apply calls
+    it directly, so a process running it compiled asks an interpreted child."""
+    if local_apply.__file__ is None or local_apply.__file__.endswith(".py"):
+        trap_without_the_guard()
+        return
+    child = "from tests.streams.scaleout.test_local_apply import trap_without_the_guard as t; t()"
+    env = {**os.environ, "JACKPOT_COMPILED": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", child], cwd=ROOT, env=env, capture_output=True, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
+def trap_without_the_guard() -> None:
+    """The trap test with `_caught_up` always true (interpreted only): it must fail."""
+    assert local_apply.__file__ is not None
+    assert local_apply.__file__.endswith(".py")
+    opened = mock.patch.object(local_apply, "_caught_up", return_value=True)
+    with opened, pytest.raises(AssertionError):
         test_a_claim_left_in_the_topic_is_applied_before_the_tables_next_one()
 
 
