@@ -37,7 +37,7 @@ from streams.adapters.kafka.topics import (
     readside_specs,
     topic_specs,
 )
-from streams.cli import kafka_grant, kafka_readside, kafka_reconcile
+from streams.cli import kafka_grant, kafka_migrate, kafka_readside, kafka_reconcile
 from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
@@ -72,6 +72,7 @@ def add_parser(sub: Any) -> None:
     )
     dump.set_defaults(handler=handle_dump)
     kafka_reconcile.add_parser(kafka)
+    kafka_migrate.add_parser(kafka)
     from streams.http import kafka_pages  # noqa: PLC0415  # kafka signage, pages
     from streams.scaleout import signage as kafka_signage  # noqa: PLC0415  # kafka signage, pages
 
