@@ -217,6 +217,7 @@ def figures(run: Measured, events: int) -> dict[str, Figure]:
         f"{key}_rounds": len(run.latencies_ms),
         f"{key}_rounds_expected": run.rounds_expected,
         f"{key}_p50_ms": run.figure(0.5),
+        f"{key}_p90_ms": run.figure(0.9),  # less at the mercy of one stall of the host than p99
         f"{key}_p99_ms": run.figure(0.99),
         f"{key}_max_ms": round(max(run.latencies_ms, default=float("nan")), 3),
     }
