@@ -42,6 +42,15 @@ cache, the transaction and group coordinators), and one run measured 301/877 ms 
 first contender and 34/123 ms for the same setting later in the same run; so every setting is
 measured on a warm broker. The ``tiny`` mode (a test that the row runs at all) skips it.
 
+**The reference: what this host allows.** Right after the defaults, the plain transactional relay
+(`bench.kafka_relay`, a child process as the worker is) runs on a deployment of its own with the
+same paced input: the worker's one hop (table-events -> one transaction with the consumed offsets
+-> read_committed), no deciding, one output per input, the worker's client settings, batch cap
+and commit interval. Its round is timed the same way (scheduled send -> its ``wagers_locked``
+read read_committed, by the reader's clock) and reported as the row's reference
+(``plain_relay_*`` in the details): if the relay's own p99 is near the goal, the goal is the
+host's, not the worker's. The ``tiny`` mode runs it too.
+
 With ``BENCH_KAFKA_BASELINE=<git revision>`` (as the ``kafka`` row, `bench.kafka`) that
 revision's worker runs too, with its defaults, right after the current defaults: ``baseline
 <commit>`` in the details, measured under the same load.
@@ -52,15 +61,15 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.common import EXAMPLE_CONFIG, REPO, Figure, Goal, Mode, Row, Settings
+from bench.common import Figure, Goal, Mode, Row, Settings
 from bench.kafka import BASELINE_ENV, baseline_tree
+from bench.kafka_latency_child import Contender, command, start_child
 from bench.kafka_latency_clock import (
     RATE,
     WARMUP_S,
@@ -69,16 +78,17 @@ from bench.kafka_latency_clock import (
     Round,
     expected_contributions,
     read_meter_events,
+    read_relayed,
     reader,
+    relayed,
 )
 from bench.kafka_parts import Deployment, bootstrap_or_reason, cpu_seconds
 from bench.kafka_phases import phase_figures
+from bench.kafka_relay import DEFAULTS as RELAY_DEFAULTS
 from bench.latency import paced_events, percentile
-from streams.adapters.kafka.phases import PHASES_ENV
 from streams.scaleout.ingest import TableEventProducer
 
 SECONDS: dict[Mode, float] = {"tiny": 3.0, "quick": 6.0, "default": 12.0, "full": 30.0}
-READY_TIMEOUT_S = 60.0
 GOAL = Goal(text="p99 < 50 ms (wagers_locked -> meter events read_committed)", at_most=50.0)
 #: Worker options per contender: the defaults first (``--commit-interval`` 0.01), then intervals
 #: around them, the default's own among them: how far two runs of one setting differ is the
@@ -91,50 +101,21 @@ SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("commit-interval 0.02", ("--commit-interval", "0.02")),
     ("commit-interval 0.05", ("--commit-interval", "0.05")),
 )
-Contender = tuple[str, tuple[str, ...], Path]  # name, worker options, the code's tree
+RELAY = "plain relay"
 #: Seconds of paced input the untimed warm-up sends (`warm_up`), longer than the clock's own
 #: `WARMUP_S` so that it reaches the steady state the contenders are measured in.
 WARMUP_RUN_S = 5.0
 
 
-def start_worker(
-    bootstrap: str, prefix: str, options: Sequence[str], log: Path, tree: Path = REPO
-) -> Any:
-    """The worker child (of the code in ``tree``), once its log says both source topics'
-    partitions are ready; it writes its batches' phases next to ``log``
-    (`streams.adapters.kafka.phases`; a baseline revision without them ignores the variable)."""
-    import subprocess  # noqa: PLC0415 - only this row spawns
-
-    command = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", bootstrap]
-    command += ["--prefix", prefix, "--config", str(EXAMPLE_CONFIG), "--loglevel", "info"]
-    with log.open("wb") as out:
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [*command, *options],
-            cwd=tree,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, PHASES_ENV: str(log.with_suffix(".phases"))},
-        )
-    deadline = time.monotonic() + READY_TIMEOUT_S
-    while log.read_text(errors="replace").count("ready ") < 1:
-        if time.monotonic() > deadline or process.poll() is not None:
-            process.kill()
-            msg = f"the worker did not get ready: {log.read_text(errors='replace')[-2000:]}"
-            raise RuntimeError(msg)
-        time.sleep(0.1)
-    time.sleep(1.0)  # both topics' partitions assigned and restored (one rebalance)
-    return process
-
-
 @dataclass(frozen=True, slots=True)
 class Measured:
-    """One setting's run."""
+    """One contender's run."""
 
     name: str
     latencies_ms: tuple[float, ...]
     rounds_expected: int
     achieved: float
-    cpu_s: float | None  # the worker's CPU time (user + system) while the input was paced
+    cpu_s: float | None  # the child's CPU time (user + system) while the input was paced
     stages_ms: dict[str, list[float]] = field(default_factory=dict)  # `STAGES`
     send_late_ms: tuple[float, ...] = ()  # the pacer's own lateness per counted round
     phases: dict[str, Figure] = field(default_factory=dict)  # the worker's (`bench.kafka_phases`)
@@ -145,6 +126,28 @@ class Measured:
         return round(percentile(self.latencies_ms, fraction), 3)
 
 
+def paced(
+    bootstrap: str, raws: Sequence[dict[str, Any]], clock: Clock, deployment: Deployment, pid: int
+) -> tuple[Pacer, float | None]:
+    """The input paced into ``deployment`` and read back until done, timed by ``clock`` (the
+    relay's copies if ``clock.relay``); the child's CPU seconds meanwhile (None if unreadable)."""
+    names, relay = deployment.names, clock.relay
+    topics = (deployment.plain_out,) if relay else (names.events, names.meter_claims)
+    consumer = reader(bootstrap, *topics)
+    pacer = Pacer(TableEventProducer(bootstrap, names, "bench-latency"), raws, clock)
+    cpu_before = cpu_seconds(pid)
+    try:
+        pacer.start()
+        if relay:
+            read_relayed(consumer, clock, pacer)
+        else:
+            read_meter_events(consumer, clock, pacer, names.meter_claims)
+    finally:
+        consumer.close()
+    cpu_after = cpu_seconds(pid)
+    return pacer, None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+
+
 def measure(
     bootstrap: str,
     raws: Sequence[dict[str, Any]],
@@ -152,40 +155,34 @@ def measure(
     folder: Path,
     contender: Contender,
 ) -> Measured:
-    """One worker with ``options`` on a deployment of its own, paced input, latencies read."""
-    name, options, tree = contender
-    deployment = Deployment(bootstrap, [], tree)
+    """One contender on a deployment of its own, paced input, latencies read."""
+    deployment = Deployment(bootstrap, [], contender.tree)
+    slug = contender.name.replace(" ", "-")
     process = None
     try:
-        slug = name.replace(" ", "-")
-        log = folder / f"{slug}.log"
-        process = start_worker(bootstrap, deployment.names.prefix, options, log, tree)
-        clock = Clock(expected)
-        consumer = reader(bootstrap, deployment.names.events, deployment.names.meter_claims)
-        producer = TableEventProducer(bootstrap, deployment.names, "bench-latency")
-        pacer = Pacer(producer, raws, clock)
-        cpu_before = cpu_seconds(process.pid)
-        try:
-            pacer.start()
-            read_meter_events(consumer, clock, pacer, deployment.names.meter_claims)
-        finally:
-            consumer.close()
-        cpu_after = cpu_seconds(process.pid)
-        cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-        counted = sum(
-            1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w]
-        )
-        latencies = tuple(clock.latencies_ms)
-        run = Measured(name, latencies, counted, pacer.achieved, cpu, clock.stages_ms)
+        argv = command(bootstrap, deployment, contender)
+        process = start_child(argv, folder / f"{slug}.log", contender.tree)
+        clock = Clock(relayed(expected), relay=True) if contender.relay else Clock(expected)
+        pacer, cpu = paced(bootstrap, raws, clock, deployment, process.pid)
     finally:
         if process is not None:
             process.terminate()
             process.wait(timeout=30)
         deployment.delete()
-    since = clock.counted_from + clock.epoch
-    phases = phase_figures(folder.glob(f"{slug}.phases.*"), since)
-    late = tuple(clock.late_ms)
-    return replace(run, send_late_ms=late, phases=phases, load=round(os.getloadavg()[0], 2))
+    expected = clock.expected
+    counted = sum(1 for w, due in clock.due.items() if due >= clock.counted_from and expected[w])
+    phases = phase_figures(folder.glob(f"{slug}.phases.*"), clock.counted_from + clock.epoch)
+    return Measured(
+        contender.name,
+        tuple(clock.latencies_ms),
+        counted,
+        pacer.achieved,
+        cpu,
+        clock.stages_ms,
+        tuple(clock.late_ms),
+        phases,
+        round(os.getloadavg()[0], 2),
+    )
 
 
 def warm_up(bootstrap: str, settings: Settings, folder: Path) -> Measured | None:
@@ -194,18 +191,69 @@ def warm_up(bootstrap: str, settings: Settings, folder: Path) -> Measured | None
     if settings.mode == "tiny":
         return None
     raws = paced_events(int(RATE * WARMUP_RUN_S), settings.seed + 1)
-    contender = ("warmup", (), REPO)
-    return measure(bootstrap, raws, expected_contributions(raws), folder, contender)
+    return measure(bootstrap, raws, expected_contributions(raws), folder, Contender("warmup"))
 
 
-def baseline(settings: Settings) -> list[Contender]:
-    """With ``BENCH_KAFKA_BASELINE=<revision>`` (as `bench.kafka`): that revision's worker with
-    its defaults, run right after the current one's defaults (the same load, side by side)."""
+def contenders(settings: Settings) -> list[Contender]:
+    """The defaults, the plain relay, the baseline if asked for (``BENCH_KAFKA_BASELINE=
+    <revision>``, as `bench.kafka`: that revision's worker with its defaults), then the other
+    settings (not in the ``tiny`` mode): the three the row compares run side by side."""
+    ran = [Contender(name, options) for name, options in SETTINGS]
+    chosen = [ran[0], Contender(RELAY, relay=True)]
     revision = os.environ.get(BASELINE_ENV, "")
-    if not revision:
-        return []
-    commit, tree = baseline_tree(revision, settings.cache_dir)
-    return [(f"baseline {commit[:9]}", (), tree)]
+    if revision:
+        commit, tree = baseline_tree(revision, settings.cache_dir)
+        chosen.append(Contender(f"baseline {commit[:9]}", (), tree))
+    return chosen if settings.mode == "tiny" else [*chosen, *ran[1:]]
+
+
+def figures(run: Measured, events: int) -> dict[str, Figure]:
+    """One contender's details, named after it (``<name>_p99_ms``, ...)."""
+    key = run.name.replace(" ", "_").replace(".", "")
+    options = "(relay: the worker's batch and interval)" if run.name == RELAY else "(defaults)"
+    extra: dict[str, Figure] = {
+        f"{key}_options": " ".join(dict(SETTINGS).get(run.name, ())) or options,
+        f"{key}_rate_achieved": round(run.achieved, 1),
+        f"{key}_rounds": len(run.latencies_ms),
+        f"{key}_rounds_expected": run.rounds_expected,
+        f"{key}_p50_ms": run.figure(0.5),
+        f"{key}_p90_ms": run.figure(0.9),  # less at the mercy of one stall of the host than p99
+        f"{key}_p99_ms": run.figure(0.99),
+        f"{key}_max_ms": round(max(run.latencies_ms, default=float("nan")), 3),
+    }
+    for stage, gaps in run.stages_ms.items():
+        extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
+        extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
+    extra[f"{key}_send_late_p99_ms"] = round(percentile(run.send_late_ms, 0.99), 1)
+    extra[f"{key}_load_1m"] = run.load
+    for phase, figure in run.phases.items():
+        extra[f"{key}_worker_{phase}"] = figure
+    if run.cpu_s is not None:  # steadier than latency on a shared machine
+        extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / events)
+    return extra
+
+
+def row(runs: list[Measured], extra: dict[str, Figure], tiny: bool) -> Row:
+    """The row: the defaults' p99 against the relay's (`contenders` puts them first)."""
+    default, relay = runs[0], runs[1]
+    summary = "; ".join(f"{r.name}: p50 {r.figure(0.5)} / p99 {r.figure(0.99)} ms" for r in runs)
+    notes = (
+        f"Kafka engine, one worker, steady {RATE} events/s: wagers_locked scheduled send -> all "
+        f"its contributions read read_committed on <p>.events (one transaction with local "
+        f"apply); reference: the plain transactional relay of the same hop; {summary}"
+    )
+    return Row(
+        name="kafka latency",
+        unit="ms",
+        value=default.figure(0.99),
+        reference_name="plain transactional relay p99 (same hop, batch cap, interval)",
+        reference=relay.figure(0.99),
+        goal=GOAL,
+        samples=default.latencies_ms if tiny else (),
+        reference_samples=relay.latencies_ms if tiny else (),
+        notes=notes,
+        extra=extra,
+    )
 
 
 def run_rows(settings: Settings) -> list[Row]:
@@ -218,48 +266,16 @@ def run_rows(settings: Settings) -> list[Row]:
     raws = paced_events(int(RATE * seconds), settings.seed)
     expected = expected_contributions(raws)
     with tempfile.TemporaryDirectory(prefix="bench-kafka-latency-") as folder:
-        contenders = [(n, o, REPO) for n, o in SETTINGS[: 1 if settings.mode == "tiny" else None]]
-        contenders[1:1] = baseline(settings)
         warm = warm_up(bootstrap, settings, Path(folder))
-        runs = [
-            measure(bootstrap, raws, expected, Path(folder), contender) for contender in contenders
-        ]
+        chosen = contenders(settings)
+        runs = [measure(bootstrap, raws, expected, Path(folder), c) for c in chosen]
     extra: dict[str, Figure] = {"rate_target": RATE, "seconds": seconds, "warmup_s": WARMUP_S}
+    extra["relay_batch"], extra["relay_commit_interval_s"] = (
+        RELAY_DEFAULTS.batch,
+        RELAY_DEFAULTS.commit_interval_s,
+    )
     if warm is not None:  # untimed: shown only to tell how cold the broker was
         extra |= {"warmup_p50_ms": warm.figure(0.5), "warmup_p99_ms": warm.figure(0.99)}
     for run in runs:
-        key = run.name.replace(" ", "_").replace(".", "")
-        extra[f"{key}_options"] = " ".join(dict(SETTINGS).get(run.name, ())) or "(defaults)"
-        extra[f"{key}_rate_achieved"] = round(run.achieved, 1)
-        extra[f"{key}_rounds"] = len(run.latencies_ms)
-        extra[f"{key}_rounds_expected"] = run.rounds_expected
-        extra[f"{key}_p50_ms"] = run.figure(0.5)
-        extra[f"{key}_p99_ms"] = run.figure(0.99)
-        extra[f"{key}_max_ms"] = round(max(run.latencies_ms, default=float("nan")), 3)
-        for stage, gaps in run.stages_ms.items():
-            extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
-            extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
-        extra[f"{key}_send_late_p99_ms"] = round(percentile(run.send_late_ms, 0.99), 1)
-        extra[f"{key}_load_1m"] = run.load
-        for phase, figure in run.phases.items():
-            extra[f"{key}_worker_{phase}"] = figure
-        if run.cpu_s is not None:  # steadier than latency on a shared machine
-            extra[f"{key}_cpu_us_per_event"] = round(1e6 * run.cpu_s / len(raws))
-    default = runs[0]
-    summary = "; ".join(f"{r.name}: p50 {r.figure(0.5)} / p99 {r.figure(0.99)} ms" for r in runs)
-    notes = (
-        f"Kafka engine, one worker, steady {RATE} events/s: wagers_locked scheduled send -> all "
-        f"its contributions read read_committed on <p>.events (both lanes, two transactions); "
-        f"{summary}"
-    )
-    return [
-        Row(
-            name="kafka latency",
-            unit="ms",
-            value=default.figure(0.99),
-            goal=GOAL,
-            samples=default.latencies_ms if settings.mode == "tiny" else (),
-            notes=notes,
-            extra=extra,
-        )
-    ]
+        extra |= figures(run, len(raws))
+    return [row(runs, extra, settings.mode == "tiny")]

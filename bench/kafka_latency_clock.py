@@ -1,6 +1,7 @@
 """The reader's side of the "kafka latency" row (`bench.kafka_latency`): the rounds the embedded
 engine expects, the pacer sending table events at a steady rate, and the ``read_committed``
-reader that times each round, stage by stage (`Clock`, `STAGES`).
+reader that times each round, stage by stage (`Clock`, `STAGES`); for the plain relay
+(`bench.kafka_relay`) the same clock over the ``wagers_locked`` records it copied.
 
 The pacer also notes how late each ``wagers_locked`` was handed to the producer (``send_late``:
 the bench's own lateness, a process starved of CPU, which `STAGES`' ``to_claim`` includes)."""
@@ -12,8 +13,9 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from confluent_kafka import Consumer, Message, TopicPartition
@@ -64,6 +66,7 @@ class Clock:
     claims: dict[Round, list[float]] = field(default_factory=dict)
     late_ms: list[float] = field(default_factory=list)  # per counted wagers_locked: sent - due
     epoch: float = field(default_factory=lambda: time.time() - time.perf_counter())
+    relay: bool = False  # timing the plain relay's copies (`read_relayed`), not the worker
 
     def claim(self, where: Round, produced: float, seen: float) -> None:
         """A contribution claim of round ``where`` read at ``seen`` (``produced``: its
@@ -145,28 +148,57 @@ def take(consumer: Consumer) -> list[Message]:
 
 
 def read_meter_events(consumer: Consumer, clock: Clock, pacer: Pacer, claims: str) -> None:
-    """Until the pacer is done and `DRAIN_S` passed (or every round was seen); the records of
-    ``claims`` (the meter-claims topic) mark when the round's claims were produced and seen."""
+    """The worker's round: its contributions on the events topic; the records of ``claims`` (the
+    meter-claims topic) mark when the round's claims were produced and seen."""
+    read_until_done(consumer, clock, pacer, partial(meter_record, clock, claims))
+
+
+def read_relayed(consumer: Consumer, clock: Clock, pacer: Pacer) -> None:
+    """The relay's round (`bench.kafka_relay`): its ``wagers_locked`` copied to the relay's
+    output topic, one record (``clock.expected`` holds 1 per round: `relayed`)."""
+    read_until_done(consumer, clock, pacer, partial(relayed_record, clock))
+
+
+def relayed(expected: Counter[Round]) -> Counter[Round]:
+    """The rounds the worker's contender counts (those with contributions), one record each."""
+    return Counter({where: 1 for where, count in expected.items() if count})
+
+
+def read_until_done(
+    consumer: Consumer, clock: Clock, pacer: Pacer, timed: Callable[[Message, float], None]
+) -> None:
+    """Each record to ``timed`` (with when it was read, `time.perf_counter`) until the pacer is
+    done and `DRAIN_S` passed (or every round was seen)."""
     drain_until: float | None = None
     while drain_until is None or time.perf_counter() < drain_until:
         for message in take(consumer):
-            if message.error() is not None:
-                continue
-            now = time.perf_counter()
-            if message.topic() == claims:
-                op = json.loads(message.value() or b"{}")
-                if op.get("kind") == "contribution":
-                    where = (str(op["table_id"]), str(op["claim"]["round_id"]))
-                    clock.claim(where, message.timestamp()[1] / 1000, time.time())
-                continue
-            dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
-            if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
-                continue  # not a meter event
-            event = decode(message.value() or b"")
-            if isinstance(event, ContributionRecorded):
-                where = (event.table_id, event.round_id)
-                clock.read(where, now, message.timestamp()[1] / 1000)
+            if message.error() is None:
+                timed(message, time.perf_counter())
         if drain_until is None and pacer.done.is_set():
             drain_until = time.perf_counter() + DRAIN_S
         if pacer.done.is_set() and clock.seen == clock.expected:
             return
+
+
+def meter_record(clock: Clock, claims: str, message: Message, now: float) -> None:
+    """A record of the worker's deployment: a contribution claim or a meter event (else none)."""
+    if message.topic() == claims:
+        op = json.loads(message.value() or b"{}")
+        if op.get("kind") == "contribution":
+            where = (str(op["table_id"]), str(op["claim"]["round_id"]))
+            clock.claim(where, message.timestamp()[1] / 1000, time.time())
+        return
+    dedupe = as_bytes(dict(message.headers() or ()).get(DEDUPE_HEADER) or b"")
+    if b"@" not in dedupe or dedupe.startswith(b"rejected@"):
+        return  # not a meter event
+    event = decode(message.value() or b"")
+    if isinstance(event, ContributionRecorded):
+        clock.read((event.table_id, event.round_id), now, message.timestamp()[1] / 1000)
+
+
+def relayed_record(clock: Clock, message: Message, now: float) -> None:
+    """A record the relay copied: a ``wagers_locked`` ends its round."""
+    raw = json.loads(message.value() or b"{}")
+    if raw.get("type") == "wagers_locked":
+        where = (str(raw["table_id"]), str(raw["round_id"]))
+        clock.read(where, now, message.timestamp()[1] / 1000)

@@ -203,6 +203,19 @@ class Ownership:
             raise StoreUnavailable(f"seek after a migrated batch: {exc}") from exc
         return again
 
+    def moved(self) -> dict[Where, int]:
+        """Per owned partition whose consumer position moved past its state's progress with no
+        record behind it (transaction markers, the partition read to its end): that position.
+        An idle loop commits them (`streams.scaleout.txloop.TxLoop`), so the group's lag reads 0
+        when the worker is caught up."""
+        owned = [TopicPartition(t, p) for t, p in self.states]
+        moved = {}
+        for tp in self._consumer.position(owned) if owned else []:
+            state = self.states.get((tp.topic, tp.partition))
+            if state is not None and tp.offset > (state.progress or 0):
+                moved[(tp.topic, tp.partition)] = tp.offset
+        return moved
+
     def lag(self) -> list[tuple[str, int, int]]:
         """(topic, partition, records after the committed progress) per owned partition; read
         by the metrics server's thread at scrape time, with a reader of its own: a call on the

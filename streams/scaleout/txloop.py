@@ -208,21 +208,21 @@ class TxLoop:
             self.in_transaction = committing is not self._aborted
             self._fail(committing.error, committing.batch.records, list(committing.batch.progress))
         batch = committing.batch
-        self._committed(batch)
+        self._committed(batch, time.monotonic() - batch.started)
         self.committed += 1 if batch.records else 0
         self.migrations = 0
         if batch.phases is not None:
             batch.phases.offsets_sent = committing.offsets_sent
             batch.phases.committed = committing.committed
             self._phases.write(batch.phases)
-        seconds = time.monotonic() - batch.started
-        for name, outcomes in batch.outcomes.items():
-            self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
 
-    def _committed(self, batch: Batch) -> None:
-        """A batch committed: its records kept outside the transaction now go out."""
+    def _committed(self, batch: Batch, seconds: float) -> None:
+        """A batch committed (in ``seconds``, 0 when unknown): its records kept outside the
+        transaction now go out, and its outcomes are counted."""
         if batch.later and self._side is not None:
             self._side.send(batch.later)
+        for name, outcomes in batch.outcomes.items():
+            self._metrics.record(name, outcomes, batch.outputs.get(name, []), seconds)
 
     def _apply(self, batch: Batch) -> None:
         for where, records in batch.states.items():
@@ -231,16 +231,9 @@ class TxLoop:
             self.owned.states[where].progress = offset
 
     def _idle(self) -> None:
-        """Commit positions that moved past transaction markers (no record behind them), so
-        the group's lag reads 0 when the worker is caught up; with the progress marks, as ever."""
-        owned = [TopicPartition(t, p) for t, p in self.owned.states]
-        if not owned:
-            return
-        moved = {}
-        for tp in self._consumer.position(owned):
-            state = self.owned.states.get((tp.topic, tp.partition))
-            if state is not None and tp.offset > (state.progress or 0):
-                moved[(tp.topic, tp.partition)] = tp.offset
+        """Commit positions that moved past transaction markers (`Ownership.moved`), with the
+        progress marks, as ever."""
+        moved = self.owned.moved()
         if moved:
             self._transact(Batch(time.monotonic(), progress=moved))
 
@@ -270,10 +263,7 @@ class TxLoop:
                 return
             self._committing = None
             self.in_transaction = False
-            batch = committing.batch
-            self._committed(batch)
-            for name, outcomes in batch.outcomes.items():
-                self._metrics.record(name, outcomes, batch.outputs.get(name, []), 0.0)
+            self._committed(committing.batch, 0.0)
         self._abort()
 
     def _abort(self) -> None:

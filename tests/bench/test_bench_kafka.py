@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 
@@ -45,6 +46,11 @@ def test_tiny_latency_run_on_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
     assert rounds > 0
     assert rounds == row.extra["defaults_rounds_expected"]
     assert row.samples
+    # the reference: the plain relay timed every one of the same rounds
+    assert row.extra["plain_relay_rounds"] == row.extra["plain_relay_rounds_expected"] == rounds
+    assert row.reference is not None
+    assert row.reference > 0
+    assert len(row.reference_samples) == rounds
 
 
 def test_a_rounds_latency_splits_into_its_stages() -> None:
@@ -84,3 +90,33 @@ def test_a_round_whose_claims_were_not_read_has_a_latency_but_no_stages() -> Non
     clock.read(where, 10.050, 1010.041)
     assert clock.latencies_ms == [pytest.approx(50.0)]
     assert clock.stages_ms == {}
+
+
+class Copied:
+    """What `relayed_record` reads of a record the relay copied."""
+
+    def __init__(self, raw: dict[str, object], created_ms: int) -> None:
+        self.raw, self.created_ms = raw, created_ms
+
+    def value(self) -> bytes:
+        return json.dumps(self.raw).encode()
+
+    def timestamp(self) -> tuple[int, int]:
+        return (1, self.created_ms)
+
+
+def test_the_relays_round_ends_with_its_wagers_locked_copy() -> None:
+    """The relay's clock counts one record per round that has contributions (as the worker's
+    contender counts the rounds); a copied table event of another type ends nothing."""
+    where, quiet = ("tcp-1", "R000001"), ("tcp-2", "R000009")
+    expected = kafka_latency_clock.relayed(Counter({where: 3, quiet: 0}))
+    assert expected == Counter({where: 1})
+    clock = kafka_latency_clock.Clock(expected, epoch=1000.0, relay=True)
+    clock.due[where] = 10.0
+    opened = {"type": "round_opened", "table_id": "tcp-1", "round_id": "R000001"}
+    kafka_latency_clock.relayed_record(clock, Copied(opened, 1010020), 10.020)  # type: ignore[arg-type]
+    assert clock.latencies_ms == []
+    locked = {**opened, "type": "wagers_locked"}
+    kafka_latency_clock.relayed_record(clock, Copied(locked, 1010030), 10.034)  # type: ignore[arg-type]
+    assert clock.latencies_ms == [pytest.approx(34.0)]
+    assert clock.stages_ms == {}  # one hop, nothing to split

@@ -1,0 +1,65 @@
+"""The "kafka latency" row's contenders as child processes (`bench.kafka_latency`): the worker
+(``python -m streams.scaleout.worker``, of this tree or a baseline revision's) with the options a
+setting names, or the plain relay (`bench.kafka_relay`), each started on a deployment of its own
+and waited for until its group gave it its partitions (its log says ``ready``)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.common import EXAMPLE_CONFIG, REPO
+from bench.kafka_parts import Deployment
+from streams.adapters.kafka.phases import PHASES_ENV
+
+READY_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Contender:
+    """A worker with ``options`` (of the code in ``tree``), or with ``relay`` the plain relay."""
+
+    name: str
+    options: tuple[str, ...] = ()
+    tree: Path = REPO
+    relay: bool = False
+
+
+def command(bootstrap: str, deployment: Deployment, contender: Contender) -> list[str]:
+    """The contender's child process: the worker, or the relay from table-events to the
+    deployment's plain output topic (with the worker's batch cap and commit interval)."""
+    names = deployment.names
+    if contender.relay:
+        relay = [sys.executable, "-m", "bench.kafka_relay", "--bootstrap", bootstrap]
+        relay += ["--source", names.table_events, "--target", deployment.plain_out]
+        return [*relay, "--group", f"{names.prefix}-relay", *contender.options]
+    worker = [sys.executable, "-m", "streams.scaleout.worker", "--bootstrap", bootstrap]
+    worker += ["--prefix", names.prefix, "--config", str(EXAMPLE_CONFIG), "--loglevel", "info"]
+    return [*worker, *contender.options]
+
+
+def start_child(argv: list[str], log: Path, tree: Path = REPO) -> subprocess.Popen[bytes]:
+    """The contender's child, once its log says its source partitions are ready; a worker
+    writes its batches' phases next to ``log`` (`streams.adapters.kafka.phases`; a baseline
+    revision without them ignores the variable)."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and modules
+            argv,
+            cwd=tree,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, PHASES_ENV: str(log.with_suffix(".phases"))},
+        )
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while log.read_text(errors="replace").count("ready ") < 1:
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            msg = f"the child did not get ready: {log.read_text(errors='replace')[-2000:]}"
+            raise RuntimeError(msg)
+        time.sleep(0.1)
+    time.sleep(1.0)  # both topics' partitions assigned and restored (one rebalance)
+    return process
