@@ -168,9 +168,10 @@ def _parsed_line(
 
 @final
 class _Reread:
-    """``partial(parse_json_line, line)`` for a line decided on its struct: what a refusal's dead letter holds,
-    parsed only if one is written. A class of its own because, compiled, it costs a fraction of
-    `functools.partial` (~1k instructions an event less: bench/PROPOSALS.md), made once a line."""
+    """``partial(parse_json_line, line)`` for a line decided on its struct: what a refusal's
+    dead letter holds, parsed only if one is written. A class of its own because, compiled, it
+    costs a fraction of `functools.partial` (~1k instructions an event less:
+    bench/PROPOSALS.md); one is made a line."""
 
     __slots__ = ("line",)
 
@@ -255,17 +256,13 @@ def _log(out: Decided, produced: tuple[Emitted, ...], payload: bytes | None, now
         if index == 0 and payload is not None and isinstance(event, RoundHead):
             out.records.append(new_record(event.table_id, payload, event.event_id, now))
             continue
+        if type(event) is ContributionRecorded and _CONTRIBUTION is not None:
+            written = _CONTRIBUTION(event)
+            if written is not None:  # `record_key`: a contribution's meter (a str, if not "")
+                key = event.meter_id or record_key(event)
+                out.records.append(new_record(key, written, "", now))
+                continue
         frozen = recorded(event)
         dedupe = frozen.event_id if isinstance(frozen, TableEventBase) else ""
-        out.records.append(new_record(record_key(frozen), _encode(frozen), dedupe, now))
+        out.records.append(new_record(record_key(frozen), encode(frozen), dedupe, now))
     out.events.extend(produced)
-
-
-def _encode(event: Event) -> bytes:
-    """`encode`, a contribution's natively when it is built (`streams.native`) and needs no
-    escape."""
-    if _CONTRIBUTION is not None and type(event) is ContributionRecorded:
-        written = _CONTRIBUTION(event)
-        if written is not None:
-            return written
-    return encode(event)
