@@ -217,7 +217,8 @@ def _hot_line(
         # a table event replaces neither the session nor its configuration)
         quiet = ctx.quiet is not None and session.config is ctx.quiet
         armings = () if quiet else ctx.arm()
-        _log(out, (*produced, *armings), payload if first is struct else None, ctx.now)
+        logged = (*produced, *armings) if armings else produced  # no copy of a tuple for none
+        _log(out, logged, payload if first is struct else None, ctx.now)
 
 
 def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:
