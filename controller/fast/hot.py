@@ -193,8 +193,9 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
             overflow,
         )
         out.append(event)
-        # `apply_contribution`: the meter, and the round (this one) remembers it
-        record.contribute(event)
+        # `apply_contribution`: the meter (as `Meter.contribute` of the event: no part of a
+        # lock's contribution is diverted), and the round (this one) remembers it
+        record.contributed(table_id, round_id, primary, reserve, overflow, 0, seq)
         contributions.append((meter_id, primary, reserve))
     s.dirty_meters.update(meters)
     current.phase = "locked"

@@ -17,7 +17,7 @@ tables starts at once and a read costs what changed since the last one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from controller.config.floor import FloorConfig
@@ -97,7 +97,7 @@ class Session:
         """A new session at this point, when called: what an engine goes back to if the batch
         it decides next never becomes durable. Changed meters and hits are frozen, tables copied
         (an engine takes one a batch: freezing each wager in play cost ~3.5k a line)."""
-        base, deferred, decode = self._flush(""), self._deferred, self._decode
+        base, deferred, decode = self._flush(tables=()), self._deferred, self._decode
         kept = [self.tables[table_id].copy() for table_id in self.dirty_tables]
 
         def back() -> Session:
@@ -115,12 +115,13 @@ class Session:
             raise TypeError(msg)
         return self._decode(raw)
 
-    def _flush(self, only: str | None = None) -> FloorState:
-        """The frozen state of everything but the tables still deferred; with ``only``, of that
-        table alone among the tables (the others stay as last frozen, and dirty)."""
+    def _flush(self, tables: Collection[str] | None = None) -> FloorState:
+        """The frozen state of everything but the tables still deferred; with ``tables``, of
+        those tables alone among the tables (none for ``()``; the others stay as last frozen,
+        and dirty)."""
         dirty = self.dirty_tables
-        if only is not None:
-            dirty = {only} & dirty
+        if tables is not None:
+            dirty = dirty.intersection(tables)
         if dirty or self.dirty_meters or self.dirty_hits:
             base = self._base
             tables = base.tables.mutate()
@@ -213,7 +214,7 @@ class Session:
             self.adopt(state, events)
             return events
         self.table(table_id)  # the base holds it from here on, thawed or not
-        state = self._flush(table_id)
+        state = self._flush((table_id,))
         events = decide(state, command)
         if not all(local_to(event, table_id) for event in events):
             state = self.state()

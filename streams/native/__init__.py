@@ -157,13 +157,14 @@ CONTRIBUTION_FIELDS: Final = (
 
 
 def contribution_writer(cls: type) -> Callable[[object], bytes | None] | None:
-    """The extension's `contribution` if this process runs it and ``cls`` (the
-    `ContributionRecorded` class, handed in: nothing of the rules is imported here) has exactly
-    the fields it writes, else None."""
+    """The extension's `contribution` for objects of exactly ``cls`` (``ContributionWriter``:
+    read through the class's slots; anything else gives None) if this process runs it and
+    ``cls`` (the `ContributionRecorded` class, handed in: nothing of the rules is imported here)
+    has exactly the fields it writes, else None."""
     module = load()
     if module is None or tuple(f.name for f in fields(cls)) != CONTRIBUTION_FIELDS:
         return None
-    writer: Callable[[object], bytes | None] = module.contribution
+    writer: Callable[[object], bytes | None] = module.ContributionWriter(cls).fast()
     return writer
 
 

@@ -19,7 +19,10 @@ use crate::hot_line::{members_of, write, Check, Members, Val, KINDS};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
+use std::sync::Mutex;
 
 extern "C" {
     // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
@@ -48,6 +51,59 @@ impl Literals {
     }
 }
 
+/// FNV-1a: the kept texts are short (ids, wager names, amounts); SipHash's set-up cost more
+/// than the lookup, and the map is bounded (`KEPT`), so a chosen collision costs little.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// How many texts `Kept` holds before it starts over: a floor repeats a few tables, the rounds
+/// in play, a few wager names and amounts; a stream of ever-new ids cannot grow it past this.
+const KEPT: usize = 4_096;
+
+/// The string objects already made for the texts that repeat (a table's and a round's ids, a
+/// wager's name, an amount): a repeat is the same object, so no allocation, its hash already
+/// cached, and an identity hit in the session's dicts. Strings are immutable, so sharing one is
+/// unobservable but by `is` (which the session asks only of `OWN_UNSAID`, not made here).
+#[derive(Default)]
+struct Kept(Mutex<Strings>);
+
+type Strings = HashMap<Box<[u8]>, Py<PyString>, BuildHasherDefault<Fnv>>;
+
+impl Kept {
+    /// The string of ``text`` (ASCII), the kept one if any.
+    fn string<'py>(&self, py: Python<'py>, text: &[u8]) -> Bound<'py, PyAny> {
+        let Ok(mut kept) = self.0.lock() else {
+            return PyString::new_bound(py, as_ascii(text)).into_any();
+        };
+        if let Some(known) = kept.get(text) {
+            return known.bind(py).clone().into_any();
+        }
+        if kept.len() >= KEPT {
+            kept.clear();
+        }
+        let made = PyString::new_bound(py, as_ascii(text));
+        kept.insert(text.into(), made.clone().unbind());
+        made.into_any()
+    }
+}
+
 #[pyclass(frozen, module = "jackpot_native")]
 pub struct HotDecoder {
     /// Each kind's class and keyword names (its fields but ``type``, in `KINDS`' order).
@@ -59,6 +115,7 @@ pub struct HotDecoder {
     unset: PyObject,
     own_unsaid: PyObject,
     limit: usize,
+    kept: Kept,
 }
 
 #[pymethods]
@@ -102,6 +159,7 @@ impl HotDecoder {
             unset,
             own_unsaid,
             limit,
+            kept: Kept::default(),
         })
     }
 
@@ -186,16 +244,24 @@ impl HotDecoder {
         if let Some(known) = literal {
             return known.find(text).map(|object| object.bind(py).clone());
         }
-        let valid = match check {
-            Check::EventId => event_id_ok(text),
-            Check::Ident => ident_ok(text),
-            Check::Instant => instant_ok(text),
-            Check::WagerName => wager_name_ok(text),
-            Check::Amount => amount_ok(text),
-            _ => false,
+        // an event's id and instant are new each line, the other texts repeat (`Kept`)
+        let (valid, repeats) = match check {
+            Check::EventId => (event_id_ok(text), false),
+            Check::Instant => (instant_ok(text), false),
+            Check::Ident => (ident_ok(text), true),
+            Check::WagerName => (wager_name_ok(text), true),
+            Check::Amount => (amount_ok(text), true),
+            _ => (false, false),
         };
+        if !valid {
+            return None;
+        }
         // the checks pass only ASCII, so the text is its own UTF-8
-        valid.then(|| PyString::new_bound(py, as_ascii(text)).into_any())
+        Some(if repeats {
+            self.kept.string(py, text)
+        } else {
+            PyString::new_bound(py, as_ascii(text)).into_any()
+        })
     }
 
     /// A decision's discards: distinct cards, at most 5, and only with ``draw``.

@@ -2,7 +2,8 @@
 //!
 //! `payload(line)`: a vouched hot line's log payload, written from the line (`hot_line.rs`).
 //! `contribution(event)`: a `ContributionRecorded`'s record (the lock's commonest derived
-//! record), written from its fields (`contribution.rs`).
+//! record), written from its fields (`contribution.rs`); `ContributionWriter(cls).fast()` the same
+//! through the class's slots.
 //! `HotDecoder`: the door's hot lines decoded into their structs and payloads (`hot_decode.rs`).
 //! `Builder`: records and answers made without their `__init__` (`slots.rs`).
 
@@ -36,6 +37,7 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
     module.add_class::<slots::Builder>()?;
+    module.add_class::<contribution::ContributionWriter>()?;
     module.add_class::<hot_decode::HotDecoder>()?;
     Ok(())
 }

@@ -38,24 +38,17 @@ struct Setter {
 impl Setter {
     fn new(cls: &Bound<'_, PyType>, name: &str) -> PyResult<Self> {
         let py = cls.py();
-        let name = PyString::intern_bound(py, name);
-        let mut slot = None;
-        for klass in cls.getattr("__mro__")?.iter()? {
-            let Some(found) = klass?.getattr("__dict__")?.get_item(&name).ok() else { continue };
-            if found.get_type().name()? == "member_descriptor" {
-                // SAFETY: `found`'s type is a live type object; the slot is a `descrsetfunc`.
-                let set = unsafe {
-                    ffi::PyType_GetSlot(found.get_type().as_type_ptr(), ffi::Py_tp_descr_set)
-                };
-                if !set.is_null() {
-                    // SAFETY: `Py_tp_descr_set` holds a `descrsetfunc`.
-                    let set: ffi::descrsetfunc = unsafe { std::mem::transmute(set) };
-                    slot = Some((found.unbind(), set));
-                }
-            }
-            break;
-        }
-        Ok(Setter { name: name.unbind(), slot })
+        let slot = member_descriptor(cls, name)?.and_then(|found| {
+            // SAFETY: `found`'s type is a live type object; the slot is a `descrsetfunc`.
+            let set = unsafe {
+                ffi::PyType_GetSlot(found.get_type().as_type_ptr(), ffi::Py_tp_descr_set)
+            };
+            // SAFETY: `Py_tp_descr_set` holds a `descrsetfunc`.
+            let set = (!set.is_null())
+                .then(|| unsafe { std::mem::transmute::<*mut _, ffi::descrsetfunc>(set) });
+            set.map(|set| (found.unbind(), set))
+        });
+        Ok(Setter { name: PyString::intern_bound(py, name).unbind(), slot })
     }
 
     /// Set the field on ``made`` to ``value`` (live pointers); -1 with the error set if refused.
@@ -64,6 +57,54 @@ impl Setter {
             Some((descriptor, set)) => set(descriptor.as_ptr(), made, value),
             None => ffi::PyObject_GenericSetAttr(made, self.name.as_ptr(), value),
         }
+    }
+}
+
+/// The member descriptor (a slot) ``name`` finds on ``cls``: the first class of its `__mro__`
+/// whose `__dict__` holds the name, as attribute access looks; None if that is anything else.
+fn member_descriptor<'py>(
+    cls: &Bound<'py, PyType>,
+    name: &str,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let name = PyString::intern_bound(cls.py(), name);
+    for klass in cls.getattr("__mro__")?.iter()? {
+        let Some(found) = klass?.getattr("__dict__")?.get_item(&name).ok() else { continue };
+        let member = found.get_type().name()? == "member_descriptor";
+        return Ok(member.then_some(found));
+    }
+    Ok(None)
+}
+
+/// A slot read through its member descriptor's `tp_descr_get`, as attribute access reads it
+/// after its lookup (a slotted class with no `__getattribute__` of its own).
+pub(crate) struct Slot {
+    descriptor: PyObject,
+    get: ffi::descrgetfunc,
+}
+
+impl Slot {
+    /// ``name``'s slot on ``cls``, or None if it is not one.
+    pub(crate) fn get(cls: &Bound<'_, PyType>, name: &str) -> PyResult<Option<Self>> {
+        let Some(found) = member_descriptor(cls, name)? else { return Ok(None) };
+        // SAFETY: `found`'s type is a live type object; the slot is a `descrgetfunc`.
+        let get =
+            unsafe { ffi::PyType_GetSlot(found.get_type().as_type_ptr(), ffi::Py_tp_descr_get) };
+        if get.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: `Py_tp_descr_get` holds a `descrgetfunc`.
+        let get = unsafe { std::mem::transmute::<*mut _, ffi::descrgetfunc>(get) };
+        Ok(Some(Slot { descriptor: found.unbind(), get }))
+    }
+
+    /// The slot's value on ``made``, or None with the error set (an unset slot).
+    ///
+    /// # Safety
+    /// ``made`` must be an instance of exactly the class the slot was found on.
+    pub(crate) unsafe fn read<'py>(&self, made: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+        let kind = made.get_type();
+        let raw = (self.get)(self.descriptor.as_ptr(), made.as_ptr(), kind.as_ptr());
+        Bound::from_owned_ptr_or_opt(made.py(), raw)
     }
 }
 

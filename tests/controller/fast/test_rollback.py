@@ -49,3 +49,18 @@ def _state_after(commands: list[Command]) -> FloorState:
     for command in commands:
         session.step(command)
     return session.state()
+
+
+def test_a_rollback_point_freezes_no_table_whatever_its_id() -> None:
+    """The point freezes the meters and hits but no table (it copies the changed ones): asked
+    by an empty collection of tables, not by an id no table has (`_flush("")` froze a table
+    whose id is ``""``, and took it off the changed ones)."""
+    session = Session()
+    for table_id in ("", "t-1"):
+        session.new_table(table_id)
+        session.dirty_tables.add(table_id)
+    before = session._base.tables
+    back = session.rollback_point()
+    assert session.dirty_tables == {"", "t-1"}
+    assert session._base.tables is before
+    assert back().dirty_tables == {"", "t-1"}

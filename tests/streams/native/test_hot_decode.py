@@ -244,3 +244,58 @@ def test_anything_but_bytes_and_an_overlong_line_are_left_to_the_door() -> None:
 
 def test_the_engine_decodes_natively_exactly_when_it_runs_the_extension() -> None:
     assert (engine_lines._DECODE is not None) is (native.load() is not None)
+
+
+# texts that repeat on a floor and that the decoder keeps (``Kept`` in hot_decode.rs): near
+# one another (one byte apart, a prefix of another, the same length), so a cache keyed or
+# compared on less than the whole text would hand one for another
+_KEPT_TEXTS = st.sampled_from(["t", "u", "tt", "t1", "1t", "T", "t-1", "t-10", "t.1", "t_1"])
+_KEPT_AMOUNTS = st.sampled_from(["1.00", "10.00", "1.01", "0.10", "100.00", "5.00"])
+_KEPT_WAGERS = st.sampled_from(["ante", "antf", "ant", "pair_plus", "progressive"])
+
+
+def _wager_line(table: str, round_id: str, wager: str, amount: str, index: int) -> bytes:
+    event = {
+        "type": "wager_placed",
+        "event_id": f"e{index}",
+        "table_id": table,
+        "round_id": round_id,
+        "seq": index,
+        "occurred_at": "2026-11-29T12:00:01Z",
+        "seat": 1 + index % 12,
+        "wager": wager,
+        "amount": amount,
+    }
+    return json.dumps(event, separators=(",", ":")).encode()
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_KEPT_TEXTS, _KEPT_TEXTS, _KEPT_WAGERS, _KEPT_AMOUNTS), max_size=40))
+def test_kept_texts_are_the_door_s_whatever_came_before(
+    fields: list[tuple[str, str, str, str]],
+) -> None:
+    """Lines whose ids, wager names and amounts repeat and differ by a byte, one after another
+    through one decoder (a fresh one and the engine's, whose strings earlier tests filled): each
+    struct is still the door's; a repeated text is the same string object (kept)."""
+    fresh = _decoder()
+    seen: dict[str, str] = {}
+    for index, (table, round_id, wager, amount) in enumerate(fields):
+        line = _wager_line(table, round_id, wager, amount, index)
+        assert _agrees(line) is True
+        decoded = fresh(line)
+        assert decoded is not None
+        struct = cast(WagerPlacedStruct, decoded[0])
+        assert struct == decode_vouched(line), line
+        for text in (struct.table_id, struct.round_id, struct.wager, struct.amount):
+            assert seen.setdefault(text, text) is text, text
+
+
+def test_kept_texts_start_over_past_their_bound() -> None:
+    """More distinct ids than the decoder keeps (4,096), then the first ones again: every struct
+    is the door's (a bound that forgot a text must not hand another's)."""
+    fresh = _decoder()
+    lines = [_wager_line(f"t{n}", f"r{n % 7}", "ante", "5.00", n) for n in range(9_000)]
+    for line in lines + lines[:300]:
+        decoded = fresh(line)
+        assert decoded is not None
+        assert decoded[0] == decode_vouched(line), line
