@@ -38,28 +38,24 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 from prometheus_client.parser import text_string_to_metric_families
 
-from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.settings import KILL_AFTER_OUTPUTS_ENV
 from streams.adapters.kafka.topics import TopicNames
-from streams.cli.replay import replay_file
-from streams.scaleout.dump import Fold, award_sort_key, fold_document, read_events
+from streams.scaleout.dump import Fold, read_events
 from streams.scaleout.ingest import TableEventProducer
 from tests.integration.services import managed_service_env, require_kafka
 from tests.integration.test_kafka_heartbeats import free_port
 from tests.integration.test_kafka_parity import (
-    CONFIG,
     REPO,
     Worker,
+    assert_matches_replay,
     check_log,
-    comparable_reasons,
     deploy,
     simulate,
     wait_caught_up,
@@ -388,10 +384,5 @@ def _check(bootstrap: str, names: TopicNames, events: Path) -> Fold:
     except StoreUnavailable as exc:  # pragma: no cover - reported as a failure with its cause
         pytest.fail(f"cannot read the events topic back: {exc}")
     check_log(bootstrap, names, fold, events)
-    config = load_floor_config(CONFIG.read_text(encoding="utf-8"), str(CONFIG))
-    document: dict[str, Any] = fold_document(config, fold.meters, fold)
-    reference: dict[str, Any] = replay_file(CONFIG, events)
-    assert document["meters"] == reference["meters"]
-    assert document["awards"] == sorted(reference["awards"], key=award_sort_key)
-    assert comparable_reasons(document["rejected"]) == comparable_reasons(reference["rejected"])
+    assert_matches_replay(fold, events)
     return fold
