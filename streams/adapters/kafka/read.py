@@ -13,6 +13,15 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.security import client_settings
 
 SLICE_S = 0.1
+#: What a partition without a known leader answers (created a moment ago, or its broker just
+#: restarted): worth asking again.
+_NO_LEADER_YET = frozenset(
+    {
+        KafkaError.NOT_LEADER_FOR_PARTITION,
+        KafkaError.LEADER_NOT_AVAILABLE,
+        KafkaError.UNKNOWN_TOPIC_OR_PART,
+    }
+)
 
 
 def as_bytes(value: str | bytes | None) -> bytes:
@@ -105,6 +114,27 @@ def read_partition(
     return read_partitions(consumer, topic, {partition: start}, timeout)
 
 
+def watermarks(consumer: Consumer, topic: str, partition: int, timeout: float) -> tuple[int, int]:
+    """The partition's low and high offsets. A retriable answer is asked again until ``timeout``:
+    a topic created a moment ago has no leader yet (``NOT_LEADER_FOR_PARTITION``; seen in CI when
+    ``ingest`` read a just-provisioned topic), nor has one whose broker just restarted.
+    StoreUnavailable once it is not retriable or the time is up."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout)
+            return low, high
+        except KafkaException as exc:
+            error = exc.args[0] if exc.args else None
+            retriable = isinstance(error, KafkaError) and (
+                error.retriable() or error.code() in _NO_LEADER_YET
+            )
+            if not retriable or time.monotonic() > deadline:
+                msg = f"{topic}[{partition}]: cannot read its offsets: {exc}"
+                raise StoreUnavailable(msg) from exc
+            time.sleep(SLICE_S)
+
+
 def read_partitions(
     consumer: Consumer, topic: str, starts: dict[int, int | None], timeout: float
 ) -> Iterator[Message]:
@@ -113,11 +143,7 @@ def read_partitions(
     ends: dict[int, int] = {}
     assignment = []
     for partition, start in starts.items():
-        try:
-            low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout)
-        except KafkaException as exc:
-            msg = f"{topic}[{partition}]: cannot read its offsets: {exc}"
-            raise StoreUnavailable(msg) from exc
+        low, high = watermarks(consumer, topic, partition, timeout)
         first = low if start is None else max(start, low)
         if first < high:
             ends[partition] = high
