@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.fast.contribution import contribution
+from controller.fast.contribution import BUILD
 from controller.fast.meter_record import Meter
 from controller.fast.payouts import apply_hit, pending_hit
 from controller.fast.records import Round, Table
@@ -177,6 +177,7 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     out: list[Event] = [e]
     table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
     contributions = current.contributions
+    contribution = BUILD[0]
     for wager, kind, cents, meter_id, record, primary, reserve, overflow, seq in priced:
         event = contribution(
             meter_id,
