@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.fast.contribution import contribution
+from controller.fast.contribution import BUILD
 from controller.fast.meter_record import Meter
 from controller.fast.payouts import apply_hit, pending_hit
 from controller.fast.records import Round, Table
@@ -29,7 +29,6 @@ from controller.model.events import (
     ProgressiveHit,
 )
 from controller.model.games import GAMES
-from controller.model.money import contribution_subunits
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -166,17 +165,20 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
         rates = known[0]
         seq = known[3] = known[3] + 1
         cents = wager.amount_cents
-        primary = contribution_subunits(cents, rates.primary_ppm)
+        # `contribution_subunits` written out (an interpreted call from here, twice a wager):
+        # cents x ppm is exact in sub-units (649a.12(e)(3))
+        primary = cents * rates.primary_ppm
         overflow = 0
         if rates.ceiling is not None:
             amount = known[2]
             overflow = primary - max(0, min(primary, rates.ceiling - amount))
             known[2] = amount + primary - overflow
-        reserve = contribution_subunits(cents, rates.reserve_ppm)
+        reserve = cents * rates.reserve_ppm
         priced.append((wager, kind, cents, meter_id, known[1], primary, reserve, overflow, seq))
     out: list[Event] = [e]
     table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
     contributions = current.contributions
+    contribution = BUILD[0]
     for wager, kind, cents, meter_id, record, primary, reserve, overflow, seq in priced:
         event = contribution(
             meter_id,

@@ -17,8 +17,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from controller.fast import contribution
 from controller.fast.build import slot_defaults
+from controller.model.events import ContributionRecorded
 from streams import native
+from streams.codec import encode
 from streams.embedded import batch
 from streams.embedded.intake import Outcome
 from streams.ports import LogRecord
@@ -90,3 +93,35 @@ def test_a_class_with_a_post_init_is_not_vouched_for() -> None:
             pass
 
     assert slot_defaults(Checked, ("value",)) is None
+
+
+TEXT = st.text(max_size=12)
+SUB = st.one_of(st.integers(min_value=0, max_value=10**15), st.integers(), st.booleans())
+CONTRIBUTION = st.tuples(
+    TEXT, TEXT, TEXT, st.integers(1, 9), TEXT, TEXT, SUB, SUB, SUB, SUB, TEXT, SUB
+)
+
+
+@given(CONTRIBUTION)
+def test_the_locks_contribution_is_the_constructors(values: tuple[object, ...]) -> None:
+    """The builder the engine installs for the lock (`contribution.BUILD`, the native one when
+    this process runs the extension) makes the constructor's event: its declared defaults
+    (``diverted_sub``, ``divert_to``) included, the same encoded bytes."""
+    expected = ContributionRecorded(**dict(zip(contribution.GIVEN, values, strict=True)))  # type: ignore[arg-type]
+    installed = contribution.BUILD[0]
+    native_runs = native.load() is not None
+    assert (type(getattr(installed, "__self__", None)).__name__ == "Builder") is native_runs
+    assert native_runs or installed is contribution.contribution
+    for build in (installed, _native(ContributionRecorded, contribution.GIVEN)):
+        made = build(*values)
+        _same(made, expected)
+        assert encode(made) == encode(expected)
+
+
+def test_install_none_restores_the_compiled_contribution() -> None:
+    installed = contribution.BUILD[0]
+    try:
+        contribution.install(None)
+        assert contribution.BUILD[0] is contribution.contribution
+    finally:
+        contribution.install(installed)
