@@ -57,6 +57,8 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
 from streams.door.heartbeat import Heartbeat
 from streams.liveness.tracker import unknown_table_reason
+from streams.native import HotDecode
+from streams.scaleout import table_read
 from streams.scaleout.claim_output import new_claim
 from streams.scaleout.fast_settle import FastSettle
 from streams.scaleout.heard import new_heard
@@ -69,7 +71,6 @@ from streams.scaleout.records import (
     processed,
     safe_key,
 )
-from streams.scaleout.table_read import read_event
 from streams.scaleout.table_record import (
     TableRecord,
     table_record_from_bytes,
@@ -93,8 +94,13 @@ _DIGEST: Final = hashlib.blake2b(digest_size=8)
 class RoundProcessor:
     """Validation, hand evaluation, envy, contributions and award claims for one table event."""
 
-    def __init__(self, config: FloorConfig, names: TopicNames) -> None:
+    def __init__(
+        self, config: FloorConfig, names: TopicNames, hot: HotDecode | None = table_read.HOT
+    ) -> None:
+        """``hot``: the native decoder of the hot lines (`table_read.HOT`: None without the
+        extension; the tests give None to compare the two ways)."""
         self._config = config
+        self._hot = hot
         self._names = names
         self._settle = FastSettle(config)
         # the topics written per input, named once (`TopicNames` formats them on every read)
@@ -108,7 +114,7 @@ class RoundProcessor:
         if record is not None and record.partition == pos.partition and pos.offset <= record.offset:
             return Processed("redelivered", None)
         try:
-            event = self._parse(raw, key)
+            event, payload = self._parse(raw, key)
         except RuleViolation as exc:
             return self._reject(record, key=key, raw=raw, reason=str(exc), pos=pos, event=None)
         if isinstance(event, Heartbeat):
@@ -117,7 +123,8 @@ class RoundProcessor:
                 return self._reject(record, key=key, raw=raw, reason=reason, pos=pos, event=None)
             heard = (self._heard(event.table_id, "heartbeat", event.event_id, pos),)
             return processed("heartbeat", record.stamped(pos) if record else None, heard)
-        encoded = encode(event)  # once: the digest and the events topic's record share it
+        # once: the digest and the events topic's record share it (the native decoder's, if any)
+        encoded = encode(event) if payload is None else payload
         hashed = _DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
         hashed.update(encoded)
         digest = hashed.hexdigest()
@@ -150,9 +157,10 @@ class RoundProcessor:
                 return claims
         return decide_table(self._config, table, event)
 
-    @staticmethod
-    def _parse(raw: bytes, key: str | None) -> TableEvent | Heartbeat:
-        event = read_event(raw)  # the door, fast (`table_read`); jsonschema explains refusals
+    def _parse(self, raw: bytes, key: str | None) -> tuple[TableEvent | Heartbeat, bytes | None]:
+        """The event (or heartbeat) and, if the native decoder answered, its log record."""
+        # the door, fast (`table_read`; natively if it runs); jsonschema explains refusals
+        event, payload = table_read.read(raw, self._hot)
         if key != event.table_id:
             shown = key if key is None else safe_key(key)  # a rogue key may be any size
             msg = (
@@ -160,7 +168,7 @@ class RoundProcessor:
                 "table events keyed by table_id (order and state are kept per key)"
             )
             raise RuleViolation(msg)
-        return event
+        return event, payload
 
     def _accept(
         self,
