@@ -26,7 +26,7 @@ not one JSON object is dead-lettered in its place with the parser's reason and t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, final, get_args
+from typing import Any, Final, final
 
 import msgspec
 
@@ -44,20 +44,16 @@ from streams import native
 from streams.codec import encode, record_key
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
-    CARD_TEXTS,
-    OWN_UNSAID,
-    TARGET_TEXTS,
-    Action,
     DecisionStruct,
-    Game,
     RoundHead,
     RoundOpenedStruct,
     RoundStruct,
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import DIRECT, FAST_LINE_LIMIT, Emitted, decode_vouched, recorded
+from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded
 from streams.door.fast_decode import round_event, table_event
+from streams.door.hot_lines import HOT_KINDS, hot_decoder
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
@@ -98,13 +94,11 @@ _HOT: Final = _hot()
 
 
 def _decoder() -> native.HotDecode | None:
-    """The native decoder of the hot lines (`streams.native.hot_decoder`), if this process runs
-    the extension and decides all four kinds on their structs."""
-    kinds = (RoundOpenedStruct, WagerPlacedStruct, WagersLockedStruct, DecisionStruct)
-    if any(kind not in _HOT for kind in kinds):
+    """The native decoder of the hot lines (`streams.door.hot_lines`), if this process runs the
+    extension and decides all four kinds on their structs."""
+    if any(kind not in _HOT for kind in HOT_KINDS):
         return None
-    literals = (get_args(Game), get_args(Action), TARGET_TEXTS, CARD_TEXTS)
-    return native.hot_decoder(kinds, literals, (msgspec.UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
+    return hot_decoder()
 
 
 #: ``(struct, payload)`` of a hot line the door vouches for, natively (None: ask the door).

@@ -12,18 +12,18 @@ decode does not vouch for falls back exactly as the door does (the schema check,
 refusal). ``tests/streams/scaleout/test_table_read.py`` compares this with `decode_event`.
 
 When the native extension runs (`streams.native`), `read` first asks its decoder of those four
-kinds (`hot_decoder`, made as `streams.embedded.lines` makes it: one pass over the line in Rust
-gives the door's struct and the event's log record, `streams.codec.encode`'s bytes), so the round
-processor neither decodes such a line in Python nor encodes its event; a line it does not answer
-(None: anything unusual) goes the door's way as before, and without the extension every line
-does. ``tests/streams/scaleout/test_native_read.py`` holds the processor's outputs with and
-without it equal.
+kinds (`streams.door.hot_lines.hot_decoder`, as `streams.embedded.lines` makes its own: one
+pass over the line in Rust gives the door's struct and the event's log record,
+`streams.codec.encode`'s bytes), so the round processor neither decodes such a line in Python
+nor encodes its event; a line it does not answer (None: anything unusual) goes the door's way as
+before, and without the extension every line does. ``tests/streams/scaleout/test_native_read.py``
+holds the processor's outputs with and without it equal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, get_args
+from typing import Any, Final
 
 from msgspec import UNSET
 
@@ -36,20 +36,15 @@ from controller.model.table_events import (
 )
 from streams import native
 from streams.door.contract_structs import (
-    CARD_TEXTS,
-    OWN_UNSAID,
-    TARGET_TEXTS,
-    Action,
     DecisionStruct,
-    Game,
     HeartbeatStruct,
     RoundOpenedStruct,
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import FAST_LINE_LIMIT
 from streams.door.fast_decode import round_event, to_event, try_decode_line
 from streams.door.heartbeat import Heartbeat
+from streams.door.hot_lines import hot_decoder
 from streams.door.json_lines import parse_json_line
 from streams.door.validation import validate_table_event
 from streams.scaleout.records import fast_builder
@@ -61,15 +56,6 @@ _LOCKED: Final = fast_builder(WagersLocked, _HEAD)
 _DECISION: Final = fast_builder(
     DecisionMade, (*_HEAD, "seat", "action", "amount_cents", "discards")
 )
-
-
-def hot_decoder() -> native.HotDecode | None:
-    """The native decoder of a round opened, a wager, the lock and a decision
-    (`streams.native.hot_decoder`, as `streams.embedded.lines` makes it) if this process runs the
-    extension, else None."""
-    kinds = (RoundOpenedStruct, WagerPlacedStruct, WagersLockedStruct, DecisionStruct)
-    literals = (get_args(Game), get_args(Action), TARGET_TEXTS, CARD_TEXTS)
-    return native.hot_decoder(kinds, literals, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
 
 
 #: ``(struct, payload)`` of a hot line the door vouches for, natively (None: ask the door).

@@ -1,4 +1,4 @@
-"""The round processor with the native hot decoder (`streams.scaleout.table_read.hot_decoder`)
+"""The round processor with the native hot decoder (`streams.door.hot_lines.hot_decoder`)
 against the same processor without it: every answer byte-identical.
 
 The native decoder gives a hot line's struct and its events-topic record's bytes in one pass
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from controller.config.floor import FloorConfig, load_floor_config
 from streams import native
 from streams.adapters.kafka.topics import TopicNames
-from streams.scaleout import table_read
+from streams.door import hot_lines
 from streams.scaleout.records import SourcePos
 from streams.scaleout.rounds import RoundProcessor, table_record_to_bytes
 from streams.scaleout.table_record import TableRecord
@@ -49,12 +49,12 @@ HOT_TYPES = ("round_opened", "wager_placed", "wagers_locked", "decision")
 
 
 def _decoder() -> native.HotDecode:
-    """`table_read.hot_decoder` from this build whatever `native.ENV` says."""
+    """`hot_lines.hot_decoder` from this build whatever `native.ENV` says."""
     assert BUILT is not None
     state = dict(native._STATE)
     native._STATE.update(mode=native.Mode(native=True, reason="test"), module=BUILT)
     try:
-        made = table_read.hot_decoder()
+        made = hot_lines.hot_decoder()
     finally:
         native._STATE.clear()
         native._STATE.update(state)
