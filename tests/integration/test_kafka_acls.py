@@ -51,7 +51,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.redis.read_model import RedisReadModel
 from streams.cli.replay import replay_file
 from tests.integration.services import require_redis
-from tests.integration.test_kafka_parity import CONFIG, REPO, simulate, wait_caught_up
+from tests.integration.test_kafka_parity import CONFIG, REPO, simulate
 from tests.integration.test_kafka_readside import expected_sums, stored_sums
 from tests.integration.test_kafka_sasl import (
     SaslBroker,
@@ -187,11 +187,7 @@ def processed(
     _events, done = ingested
     assert done.returncode == 0, done.stderr
     worker = SaslWorker(broker.admin, names, broker.envs["worker"])
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     return worker.logs(None)
 
 

@@ -33,7 +33,6 @@ from tests.integration.test_kafka_parity import (
     check_log,
     deploy,
     simulate,
-    wait_caught_up,
 )
 
 pytestmark = pytest.mark.integration
@@ -63,11 +62,7 @@ def test_a_carried_overflow_is_the_same_on_both_engines(tmp_path: Path) -> None:
     names = deploy(bootstrap, table_partitions=1, config=config)
     ingest_file(bootstrap, names, events)
     worker = Worker(bootstrap, names, tmp_path, config=config)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     fold = read_events(bootstrap, names)
     check_log(bootstrap, names, fold, events)
     floor = load_floor_config(config.read_text(encoding="utf-8"), str(config))
@@ -106,11 +101,7 @@ def run_floor(bootstrap: str, folder: Path, config: Path, seed: int) -> tuple[Pa
     names = deploy(bootstrap, table_partitions=1, config=config)
     ingest_file(bootstrap, names, events)
     worker = Worker(bootstrap, names, folder, config=config)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     return events, names
 
 

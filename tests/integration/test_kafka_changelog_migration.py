@@ -113,11 +113,7 @@ def test_a_deployment_of_before_moves_to_the_shared_changelog(tmp_path: Path) ->
     assert "nothing to move" in migrate_cli(bootstrap, names).stdout
 
     ingest_file(bootstrap, names, second)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     fold = read_events(bootstrap, names)
     assert fold.duplicates == 0, "the worker processed records again: progress was lost"
     assert_matches_replay(fold, events)

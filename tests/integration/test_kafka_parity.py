@@ -153,6 +153,15 @@ class Worker:
     def stop(self) -> None:
         stop_process(self.process)
 
+    def catch_up(self, timeout: float) -> None:
+        """Start the worker, wait until it has committed every input (`wait_caught_up`), stop it
+        whatever happened: the whole life of a worker in most of these tests."""
+        self.start()
+        try:
+            wait_caught_up(self, timeout=timeout)
+        finally:
+            self.stop()
+
     def logs(self, tail: int | None = 3000) -> str:
         """The workers' logs (the last ``tail`` characters of each; None: all)."""
         texts = [p.read_text(errors="replace") for p in sorted(self.folder.glob("worker-*.log"))]
@@ -215,11 +224,7 @@ def test_single_partition_stream_matches_the_embedded_engine_to_the_cent(tmp_pat
     names = deploy(bootstrap, table_partitions=1)
     assert ingest_file(bootstrap, names, events).produced == len(events.read_bytes().splitlines())
     worker = Worker(bootstrap, names, tmp_path)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     fold = read_events(bootstrap, names)
     assert_matches_replay(fold, events)
     check_log(bootstrap, names, fold, events)
@@ -232,11 +237,7 @@ def test_partitioned_stream_conserves_and_matches_what_order_cannot_change(tmp_p
     names = deploy(bootstrap, table_partitions=6)
     ingest_file(bootstrap, names, events)
     worker = Worker(bootstrap, names, tmp_path)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     fold = read_events(bootstrap, names)
     check_log(bootstrap, names, fold, events)
     for meter in fold.meters.values():
@@ -259,11 +260,7 @@ def test_device_retries_are_duplicates_as_on_the_embedded_engine(tmp_path: Path)
     names = deploy(bootstrap, table_partitions=1)
     ingest_file(bootstrap, names, events, resume=False)
     worker = Worker(bootstrap, names, tmp_path)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     fold = read_events(bootstrap, names)
     assert fold.problems == []
     document: dict[str, Any] = fold_document(_config(), fold.meters, fold)

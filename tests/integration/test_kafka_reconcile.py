@@ -29,7 +29,6 @@ from tests.integration.test_kafka_parity import (
     Worker,
     deploy,
     simulate,
-    wait_caught_up,
 )
 
 pytestmark = pytest.mark.integration
@@ -49,11 +48,7 @@ def test_reconcile_from_the_topics_balances_and_finds_a_forgery(tmp_path: Path) 
     names = deploy(bootstrap, table_partitions=1)
     ingest_file(bootstrap, names, events)
     worker = Worker(bootstrap, names, tmp_path)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     done = reconcile(bootstrap, names.prefix, "--state")
     assert done.returncode == 0, done.stderr + done.stdout
     report = json.loads(done.stdout)

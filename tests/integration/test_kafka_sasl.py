@@ -42,7 +42,6 @@ from tests.integration.test_kafka_parity import (
     Worker,
     comparable_reasons,
     simulate,
-    wait_caught_up,
 )
 
 pytestmark = pytest.mark.integration
@@ -168,11 +167,7 @@ def test_a_stream_through_sasl_matches_the_replay_to_the_cent(
     ingest = jackpot(broker.client_env, "kafka", "ingest", *common, str(events))
     assert ingest.returncode == 0, ingest.stderr
     worker = SaslWorker(broker, names, broker.client_env)
-    worker.start()
-    try:
-        wait_caught_up(worker, timeout=180)
-    finally:
-        worker.stop()
+    worker.catch_up(timeout=180)
     assert_fold_is_the_replay(broker.bootstrap, names, events)
 
 
