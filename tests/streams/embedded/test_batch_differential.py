@@ -32,6 +32,10 @@ from streams.embedded.intake import Outcome
 from streams.ports import EventLog, SnapshotStore
 from tests.controller.fast.differential import simulated
 from tests.controller.scenario_builders import PA
+from tests.streams.embedded.pure_reference import (
+    assert_accepted_were_decided,
+    assert_log_is_the_pure_reference,
+)
 from tests.streams.embedded.reference_submit import ReferenceController, reference_encoding
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -150,6 +154,10 @@ def both(work: list[Batch], fast_log: Log, reference_log: Log, config: str = PA)
     assert run(fast, work, config) == expected
     assert records(fast_log) == records(reference_log)
     assert fast.state == reference.state
+    decided = assert_log_is_the_pure_reference(
+        fast_log, fast.state
+    )  # owes nothing to the fast path
+    assert_accepted_were_decided(decided, expected)
     assert fast.liveness._last == reference.liveness._last  # each table last heard at one submit
     return Counter(f"{o.status}:{o.reason[:24]}" for batch in expected for o in batch)
 

@@ -41,6 +41,10 @@ from streams.embedded.intake import Outcome
 from streams.ports import EventLog
 from tests.controller.scenario_builders import PA
 from tests.strategies_lines import ODD_LINES, line
+from tests.streams.embedded.pure_reference import (
+    assert_accepted_were_decided,
+    assert_log_is_the_pure_reference,
+)
 from tests.streams.embedded.reference_submit import ReferenceController, reference_encoding
 from tests.streams.embedded.test_batch_differential import (
     NOW,
@@ -133,6 +137,10 @@ def both(work: list[LineBatch], fast_log: Log, reference_log: Log) -> Counter[st
     assert _run(fast, work, fast.submit_lines) == expected
     assert records(fast_log) == records(reference_log)
     assert fast.state == reference.state
+    decided = assert_log_is_the_pure_reference(
+        fast_log, fast.state
+    )  # owes nothing to the fast path
+    assert_accepted_were_decided(decided, expected)
     assert fast.liveness._last == reference.liveness._last
     ids = {m.group(1).decode() for lines, _ in work for text in lines for m in _ID.finditer(text)}
     assert fast_log.payloads_of(ids) == reference_log.payloads_of(ids)  # the dedupe ids
