@@ -25,6 +25,7 @@ from typing import Final, Generic, TypeVar
 
 import msgspec
 
+from controller.fast import lane
 from controller.fast.build import builder, slot_defaults
 from controller.model.events import ContributionRecorded, Event
 from streams import native
@@ -110,6 +111,8 @@ def slot_setter(
     made = native.slot_builder(cls, given, defaults)
     return init if made is None else made
 
+
+lane.install(fast_builder)  # the round and meter lanes' records (`controller.fast.lane`), natively
 
 #: Positional constructors of the records made once or more per input (`fast_builder`: each
 #: slot set directly, where a frozen dataclass's ``__init__`` looks up ``object.__setattr__`` per
