@@ -46,12 +46,24 @@ import json
 from typing import Final
 
 from controller.config.floor import FloorConfig
-from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
+from controller.fast.lane import (
+    Entry,
+    decision_accepted,
+    lock_claims,
+    next_table,
+    wager_accepted,
+)
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
 from controller.model.state import TableState
-from controller.model.table_events import RoundSettled, TableEvent, WagerPlaced, WagersLocked
+from controller.model.table_events import (
+    DecisionMade,
+    RoundSettled,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
 from controller.rules.table import TableStep, decide_table
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
@@ -155,6 +167,8 @@ class RoundProcessor:
             claims = lock_claims(self._config, table, event)  # `controller.fast.lane`
             if claims is not None:
                 return claims
+        elif type(event) is DecisionMade and decision_accepted(self._config, table, event):
+            return ()  # `controller.fast.lane`
         return decide_table(self._config, table, event)
 
     def _parse(self, raw: bytes, key: str | None) -> tuple[TableEvent | Heartbeat, bytes | None]:
