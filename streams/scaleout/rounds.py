@@ -99,6 +99,8 @@ __all__ = [
 ]
 
 
+#: The steps that are meter claims (a tuple made once: ``A | B | C`` makes a union per step).
+_CLAIMS: Final = (ContributionClaim, ReversalClaim, HitClaim)
 #: An empty 8-byte blake2b: each event's digest starts from a copy (its keyword parsing, once).
 _DIGEST: Final = hashlib.blake2b(digest_size=8)
 
@@ -194,12 +196,12 @@ class RoundProcessor:
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         table_id, (value, digest), events = event.table_id, encoded, self._events
-        claims = self._claims
-        outputs = [output(events, table_id, value, event.event_id)]  # `event_output`'s
+        claims, event_id = self._claims, event.event_id
+        outputs = [output(events, table_id, value, event_id)]  # `event_output`'s
         contributed: list[tuple[str, Entry]] = []
-        for index, step in enumerate(steps):
-            step_id = f"{event.event_id}#{index}"
-            if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
+        for index, step in enumerate(steps):  # none for most events (wagers, decisions)
+            step_id = f"{event_id}#{index}"
+            if isinstance(step, _CLAIMS):
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     contributed.append((step.round_id, entry))
@@ -208,11 +210,12 @@ class RoundProcessor:
             else:
                 outputs.append(event_output(events, table_id, step, step_id))
                 outputs.append(event_output(self._awards, table_id, step, step_id))
-        outputs.append(self._heard(table_id, "event", event.event_id, pos))
+        # `_heard`'s record, made here (a call less per accepted event)
+        outputs.append(new_heard(self._liveness, table_id, "event", event_id, pos))
         # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
         table = next_table(record.table if record else None, event, contributed)
         base = record or TableRecord(table, pos.partition, pos.offset)
-        return processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
+        return processed("accepted", base.after(table, pos, event_id, digest), tuple(outputs))
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""
