@@ -43,8 +43,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from controller.claims import ContributionClaim
 from streams.codec import Output
 from streams.scaleout.claim_output import Claim
+from streams.scaleout.contribute import Contributions
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
 from streams.scaleout.records import Processed, processed
@@ -91,6 +93,7 @@ class LocalApply:
 
     def __init__(self, meters: MeterProcessor, claims_topic: str, partitions: int) -> None:
         self._meters, self.topic, self._partitions = meters, claims_topic, partitions
+        self._lean = Contributions(meters.config, meters.events_topic, claims_topic)
         self._where: dict[str, Where] = {}
         self._places: dict[str, tuple[Where, bytes]] = {}
 
@@ -132,6 +135,8 @@ class LocalApply:
             if out.topic != topic:
                 outputs.append(out)
                 continue
+            if self._contribution(out, owed, outputs, batch_states, progress, outcomes, states):
+                continue  # a lock's contribution, applied in one step (`Contributions`)
             # the operation the record holds; a `Claim` hands it over without its bytes
             op = out.op() if type(out) is Claim else op_from_bytes(out.value)
             where, key = self._place(op.meter_id)
@@ -152,6 +157,39 @@ class LocalApply:
         if kept != record.owed:
             record = record.owing(kept)
         return processed(result.outcome, record, tuple(outputs))
+
+    def _contribution(  # noqa: PLR0917 - `applied`'s own arguments, handed on
+        self,
+        out: Output,
+        owed: dict[str, tuple[int, int]],
+        outputs: list[Output],
+        batch_states: dict[Where, dict[bytes, Any]],
+        progress: dict[Where, int],
+        outcomes: list[str],
+        states: Mapping[Where, PartitionState[Any]],
+    ) -> bool:
+        """Whether ``out`` was a contribution claim `Contributions.contributed` applied here (its
+        outputs, record, progress and outcome put where `applied` puts `MeterProcessor.local`'s);
+        False leaves everything as it was, for `applied`'s general way."""
+        if type(out) is not Claim:
+            return False
+        claim = out.claim
+        if type(claim) is not ContributionClaim:
+            return False
+        meter_id = claim.meter_id
+        where, key = self._place(meter_id)
+        owned, meter = self._meter(where, key, batch_states, states)
+        if meter is None or not owned or not _caught_up(meter, claim.table_id, owed.get(meter_id)):
+            return False
+        done = self._lean.contributed(meter, claim, out.table_seq, out.index)
+        if done is None:
+            return False
+        owed.pop(meter_id, None)
+        outputs.extend(done[1])
+        outcomes.append("applied")
+        batch_states.setdefault(where, {})[key] = done[0]
+        progress.setdefault(where, states[where].progress or 0)
+        return True
 
     @staticmethod
     def _meter(

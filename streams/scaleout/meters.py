@@ -129,9 +129,11 @@ class MeterProcessor:
                 "JACKPOT_MYSTERY_KEY_FILE), the same file for every worker of the prefix",
             )
         self._config = config
+        self.config = config  # for local apply's contributions (`streams.scaleout.contribute`)
         self._names = names
         # the topics written per claim, named once (`TopicNames` formats them on every read)
         self._events, self._awards, self._claims = names.events, names.awards, names.meter_claims
+        self.events_topic = self._events  # likewise
         self._mystery = None if mystery_key is None else MysteryEdge(config, mystery_key)
 
     def process(

@@ -25,8 +25,9 @@ from typing import Final, Generic, TypeVar
 
 import msgspec
 
+from controller.fast import lane
 from controller.fast.build import builder, slot_defaults
-from controller.model.events import Event
+from controller.model.events import ContributionRecorded, Event
 from streams import native
 from streams.codec import MAX_RAW_KEPT, Output, encode
 from streams.scaleout.award_record import Award, award_body
@@ -37,6 +38,10 @@ R = TypeVar("R")
 T = TypeVar("T")
 FAST_WRITER: Final = msgspec.json.Encoder(order="sorted")  # `dumps` and `meter_ops`
 _REFERENCE = json.JSONEncoder(separators=(",", ":"), sort_keys=True)
+#: The extension's writer of a contribution's record, as the embedded engine writes it
+#: (``src/contribution.rs``: `streams.codec.encode`'s bytes, or None for anything unusual), if
+#: this process runs it and the class still has the fields it writes.
+_CONTRIBUTION: Final = native.contribution_writer(ContributionRecorded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +112,8 @@ def slot_setter(
     return init if made is None else made
 
 
+lane.install(fast_builder)  # the round and meter lanes' records (`controller.fast.lane`), natively
+
 #: Positional constructors of the records made once or more per input (`fast_builder`: each
 #: slot set directly, where a frozen dataclass's ``__init__`` looks up ``object.__setattr__`` per
 #: field, ~1 µs for five fields): the same objects, field for field.
@@ -140,6 +147,10 @@ def event_output(topic: str, key: str, event: Event, dedupe_id: str) -> Output:
     the outward award record (`streams.scaleout.award_record`: the contract's dollar strings, not
     the log's integer units). Both processors write awards through here, so the topic decides
     the spelling in one place."""
+    if type(event) is ContributionRecorded and _CONTRIBUTION is not None:
+        written = _CONTRIBUTION(event)  # most of the meter lane's records, natively
+        if written is not None:
+            return output(topic, key, written, dedupe_id)
     if topic.endswith(AWARDS_SUFFIX) and isinstance(event, Award):
         return Output(topic, key, dumps(award_body(event, dedupe_id)), dedupe_id)
     return output(topic, key, encode(event), dedupe_id)

@@ -46,12 +46,24 @@ import json
 from typing import Final
 
 from controller.config.floor import FloorConfig
-from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
+from controller.fast.lane import (
+    Entry,
+    decision_accepted,
+    lock_claims,
+    next_table,
+    wager_accepted,
+)
 from controller.meter import ContributionClaim, HitClaim, ReversalClaim
 from controller.model.errors import RuleViolation
 from controller.model.events import EventRejected
 from controller.model.state import TableState
-from controller.model.table_events import RoundSettled, TableEvent, WagerPlaced, WagersLocked
+from controller.model.table_events import (
+    DecisionMade,
+    RoundSettled,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
 from controller.rules.table import TableStep, decide_table
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import MAX_RAW_KEPT, Output, encode, reused_id_reason
@@ -87,6 +99,8 @@ __all__ = [
 ]
 
 
+#: The steps that are meter claims (a tuple made once: ``A | B | C`` makes a union per step).
+_CLAIMS: Final = (ContributionClaim, ReversalClaim, HitClaim)
 #: An empty 8-byte blake2b: each event's digest starts from a copy (its keyword parsing, once).
 _DIGEST: Final = hashlib.blake2b(digest_size=8)
 
@@ -155,6 +169,8 @@ class RoundProcessor:
             claims = lock_claims(self._config, table, event)  # `controller.fast.lane`
             if claims is not None:
                 return claims
+        elif type(event) is DecisionMade and decision_accepted(self._config, table, event):
+            return ()  # `controller.fast.lane`
         return decide_table(self._config, table, event)
 
     def _parse(self, raw: bytes, key: str | None) -> tuple[TableEvent | Heartbeat, bytes | None]:
@@ -180,12 +196,12 @@ class RoundProcessor:
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
         table_id, (value, digest), events = event.table_id, encoded, self._events
-        claims = self._claims
-        outputs = [output(events, table_id, value, event.event_id)]  # `event_output`'s
+        claims, event_id = self._claims, event.event_id
+        outputs = [output(events, table_id, value, event_id)]  # `event_output`'s
         contributed: list[tuple[str, Entry]] = []
-        for index, step in enumerate(steps):
-            step_id = f"{event.event_id}#{index}"
-            if isinstance(step, ContributionClaim | ReversalClaim | HitClaim):
+        for index, step in enumerate(steps):  # none for most events (wagers, decisions)
+            step_id = f"{event_id}#{index}"
+            if isinstance(step, _CLAIMS):
                 if isinstance(step, ContributionClaim):
                     entry = (step.meter_id, step.primary_sub, step.reserve_sub)
                     contributed.append((step.round_id, entry))
@@ -194,11 +210,12 @@ class RoundProcessor:
             else:
                 outputs.append(event_output(events, table_id, step, step_id))
                 outputs.append(event_output(self._awards, table_id, step, step_id))
-        outputs.append(self._heard(table_id, "event", event.event_id, pos))
+        # `_heard`'s record, made here (a call less per accepted event)
+        outputs.append(new_heard(self._liveness, table_id, "event", event_id, pos))
         # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
         table = next_table(record.table if record else None, event, contributed)
         base = record or TableRecord(table, pos.partition, pos.offset)
-        return processed("accepted", base.after(table, pos, event.event_id, digest), tuple(outputs))
+        return processed("accepted", base.after(table, pos, event_id, digest), tuple(outputs))
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""

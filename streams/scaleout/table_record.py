@@ -52,7 +52,9 @@ class TableRecord:
 
     def earlier(self, event_id: str) -> str | None:
         """The digest of the accepted event with this id ("" if only its id is known), or None."""
-        digest = self._ids().get(event_id)  # the newest pair of an id wins, as in a scan back
+        ids = self.ids  # handed from record to record: `_ids` only when it is not held
+        # the newest pair of an id wins, as in a scan back
+        digest = (self._ids() if ids is None else ids).get(event_id)
         if digest is not None:
             return digest
         current = self.table.round
