@@ -23,11 +23,11 @@ from typing import Any
 from controller.config.floor import FloorConfig
 from controller.evolve import evolve_many
 from controller.fast.apply import APPLIERS
-from controller.fast.hot import DECIDERS
 from controller.fast.local import LOCAL_EVENTS, local_to
 from controller.fast.meter_record import Meter
 from controller.fast.records import KNOWN_SHAPES, Table
 from controller.fast.tables import MeterFacts, TableFacts
+from controller.fast.void import DECIDERS
 from controller.floor import Command, decide
 from controller.model.events import ConfigActivated, Event
 from controller.model.state import FloorState, HitState, MeterState, TableState, fast_replace

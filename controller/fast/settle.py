@@ -27,9 +27,8 @@ from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand
 from controller.fast.hands import cards as shown
 from controller.fast.records import Round
-from controller.fast.settle_check import SettledCards
+from controller.fast.settle_check import SettledCards, SettledWager
 from controller.fast.settle_ctx import DEALER, Ctx, Qualifying
-from controller.fast.shapes import WagerLike
 from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
@@ -68,7 +67,7 @@ def settle(
     return ctx.out
 
 
-def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]) -> None:
+def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[SettledWager]) -> None:
     """649a.11(c): players from the farthest to the dealer's right (`settlement_order`: the
     highest seat first), each seat's wagers in the order placed; the dealer-hand jackpot at the
     turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open)."""
@@ -94,7 +93,7 @@ def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[WagerLike]
         _dealer_hand(ctx, facts, dealer_wagers)
 
 
-def _own_or_other_hand(ctx: Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+def _own_or_other_hand(ctx: Ctx, facts: MeterFacts, wager: SettledWager) -> None:
     """The hand the wager is on (unless a fold forfeited it, 649a.11(b)), paid under its most
     specific name the paytable lists (`_paying`), its bonuses, then the wager's Envy Bonuses."""
     seat, on = wager.seat, wager.on
@@ -113,7 +112,7 @@ def _own_or_other_hand(ctx: Ctx, facts: MeterFacts, wager: WagerLike) -> None:
         _envy(ctx, facts, wager)
 
 
-def _dealer_hand(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
+def _dealer_hand(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager]) -> None:
     """649a.12(i)(2): each player who wagered on the dealer's hand is paid on it."""
     hand = ctx.hand(facts.source, DEALER)
     pays = facts.pays
@@ -123,7 +122,7 @@ def _dealer_hand(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
     _bonuses(ctx, facts, wagers)
 
 
-def _award(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, name: str) -> None:
+def _award(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager], hand: Hand, name: str) -> None:
     """`_award` of ``hand``, paid as ``name``: `_paying`'s answer, the hand's first (most
     specific) name the paytable lists; only the highest hand formed is paid (649a.12(e)(2),
     (h)(2), (i)(2), (j)(2))."""
@@ -155,7 +154,7 @@ def _award(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike], hand: Hand, nam
 def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     ctx: Ctx,
     facts: MeterFacts,
-    wager: WagerLike,
+    wager: SettledWager,
     name: str,
     cards: tuple[str, ...],
     amount_cents: int,
@@ -186,7 +185,7 @@ def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     )
 
 
-def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
+def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager]) -> None:
     """649a.12(i)(3) Magic Card and Lucky Bonus, as the reference's `_bonuses` pays them."""
     for name, award in facts.definition.progressive.bonuses:
         for wager in wagers:
@@ -196,7 +195,7 @@ def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[WagerLike]) -> None:
                 ctx.out.append(_fixed(ctx, facts, wager, name, cards, amount))
 
 
-def _bonus_applies(ctx: Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]) -> bool:
+def _bonus_applies(ctx: Ctx, wager: SettledWager, name: str, cards: tuple[str, ...]) -> bool:
     if name == "magic_card":
         magic = ctx.settled.magic_card  # compared as text, as the reference compares it
         return magic is not None and magic.lower() in {c.lower() for c in cards}
@@ -207,7 +206,7 @@ def _bonus_applies(ctx: Ctx, wager: WagerLike, name: str, cards: tuple[str, ...]
     return lucky == (str(wager.seat) if wager.on == "own" else target)
 
 
-def _envy(ctx: Ctx, facts: MeterFacts, wager: WagerLike) -> None:
+def _envy(ctx: Ctx, facts: MeterFacts, wager: SettledWager) -> None:
     """649a.11(c)(5)(v), (7)(v), (9)(v): an Envy Bonus for each *other* player holding a
     qualifying hand, by the receiving player's wager (649a.12(e)(5)); a fold keeps the
     eligibility where the game says so (649a.11(b)(2))."""

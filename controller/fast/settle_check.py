@@ -5,6 +5,11 @@ cards (a hash and an equality test written in Python per card) and then checks t
 card is its deck index (`controller.fast.hands.indices`), read once and kept for forming the
 round's hands. `read` answers only when the reference's check passes: for anything the reference
 would refuse it returns None (or raises), and the session lets the reference word the refusal.
+
+The round's wagers are read here once too, each into a `SettledWager` whose fields the settlement
+reads as native attributes: a wager kept by the session is the door's struct or a frozen event,
+whose every field read from compiled code is a lookup by name (~200 instructions; the settlement
+read ~210 of them a round, bench/PROPOSALS.md).
 """
 
 from __future__ import annotations
@@ -19,24 +24,49 @@ from controller.model.table_events import RoundSettled
 SIXTH_CARD = 6  # 671a.11(d)(1)(i) and Lunar Poker: a player who bought a sixth card holds six
 
 
+class SettledWager:
+    """A wager of the round as the settlement reads it: its seat, kind and target read once;
+    its amount in cents read when first asked (a struct's ``amount_cents`` is a property)."""
+
+    __slots__ = ("_cents", "on", "seat", "source", "wager")
+
+    def __init__(self, source: WagerLike, seat: int, wager: str, on: str) -> None:
+        self.source = source
+        self.seat = seat
+        self.wager = wager
+        self.on = on
+        self._cents: int | None = None
+
+    @property
+    def amount_cents(self) -> int:
+        """The wager's ``amount_cents``, read from it once."""
+        cents = self._cents
+        if cents is None:
+            cents = self._cents = self.source.amount_cents
+        return cents
+
+
 class SettledCards:
     """The settlement's cards as deck indices, the seats that folded (`RoundState.folded`: any
-    fold decision) and the round's wagers by kind, read once for the check and for settling."""
+    fold decision) and the round's wagers in the order placed and by kind, read once for the
+    check and for settling."""
 
-    __slots__ = ("by_kind", "community", "dealer", "folded", "seats")
+    __slots__ = ("by_kind", "community", "dealer", "folded", "seats", "wagers")
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 - what `read` read, field for field
         self,
         seats: dict[int, list[int]],
         dealer: list[int],
         community: list[int],
         folded: frozenset[int],
-        by_kind: dict[str, list[WagerLike]],
+        wagers: list[SettledWager],
+        by_kind: dict[str, list[SettledWager]],
     ) -> None:
         self.seats = seats
         self.dealer = dealer
         self.community = community
         self.folded = folded
+        self.wagers = wagers
         self.by_kind = by_kind
 
 
@@ -64,10 +94,11 @@ def read(
     if len(e.dealer) not in rules.dealer_cards:
         return None
     folded = frozenset([d.seat for d in current.decisions if d.action == "fold"])
-    by_kind: dict[str, list[WagerLike]] = {}
-    if not _counts_ok(facts, rules, current, e, folded, by_kind):
+    wagers = [SettledWager(w, w.seat, w.wager, w.on) for w in current.wagers]
+    by_kind: dict[str, list[SettledWager]] = {}
+    if not _counts_ok(facts, rules, current, e, folded, wagers, by_kind):
         return None
-    return SettledCards(seats, dealer, community, folded, by_kind)
+    return SettledCards(seats, dealer, community, folded, wagers, by_kind)
 
 
 def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
@@ -76,14 +107,14 @@ def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
     current: Round,
     e: RoundSettled,
     folded: frozenset[int],
-    by_kind: dict[str, list[WagerLike]],
+    wagers: list[SettledWager],
+    by_kind: dict[str, list[SettledWager]],
 ) -> bool:
     """`_check_counts` and `_seats_needing_cards` (the dealer's count checked by `read`), in one
     pass over the wagers that also sorts them by kind into ``by_kind``."""
     five_card_kinds = facts.five_card_kinds
     if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
         return False
-    wagers = current.wagers
     for w in wagers:  # by kind, in the order placed (`settle` reads them so)
         known = by_kind.get(w.wager)
         if known is None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand, formed
 from controller.fast.records import Round
-from controller.fast.settle_check import SettledCards
-from controller.fast.shapes import WagerLike
+from controller.fast.settle_check import SettledCards, SettledWager
 from controller.model.games import GAMES, GameRules
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep
@@ -51,7 +50,7 @@ class Ctx:
         self.config = config
         self.table = table
         self.round_id = current.round_id
-        self.wagers = current.wagers
+        self.wagers = cards.wagers  # each read once (`settle_check.SettledWager`)
         self.settled = settled
         self.hands = dict(settled.seats)
         self.cards = cards
@@ -64,11 +63,11 @@ class Ctx:
         self.bonus_drawn = settled.magic_card is not None or settled.random_seat is not None
         self.out: list[SettlementStep] = []
 
-    def forfeited(self, wager: WagerLike) -> bool:
+    def forfeited(self, wager: SettledWager) -> bool:
         """`_forfeited`: 649a.11(b), a fold forfeits the wagers the game does not protect."""
         return wager.seat in self.folded and wager.wager not in self.rules.survives_fold
 
-    def target(self, wager: WagerLike) -> Target:
+    def target(self, wager: SettledWager) -> Target:
         """Whose hand `_target_cards` reads."""
         on = wager.on
         if on == DEALER:
