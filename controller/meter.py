@@ -30,6 +30,7 @@ from controller.model.money import SUBUNITS_PER_CENT, percent_of_meter_cents
 from controller.model.state import MeterState
 
 __all__ = [
+    "PARTLY_REVERSED",
     "AnyClaim",
     "ContributionClaim",
     "HitClaim",
@@ -40,6 +41,12 @@ __all__ = [
     "seed_meter",
     "split_equally",
 ]
+
+#: Added to a reversal's reason when less than the voided round contributed is taken back.
+PARTLY_REVERSED = (
+    "; only part reversed: the rest was already paid out by a hit, corrected away or "
+    "diverted to another meter above the ceiling"
+)
 
 
 def seed_meter(meter: MeterState, definition: MeterDef, occurred_at: str) -> MeterSeeded:
@@ -127,10 +134,7 @@ def _reversal(meter: MeterState, claim: ReversalClaim) -> ContributionsReversed:
     reserve = max(0, min(claim.reserve_sub, held[1], meter.reserve_sub))
     reason = claim.reason
     if (primary, reserve) != (claim.primary_sub, claim.reserve_sub):
-        reason += (
-            "; only part reversed: the rest was already paid out by a hit, corrected away or "
-            "diverted to another meter above the ceiling"
-        )
+        reason += PARTLY_REVERSED
     return ContributionsReversed(
         meter_id=claim.meter_id,
         table_id=claim.table_id,

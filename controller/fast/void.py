@@ -7,10 +7,11 @@ thawed again; on the engine's bench stream that was ~2.4k instructions an event 
 in 1,000 events (bench/PROPOSALS.md). Here the same checks and amounts are read off the records.
 
 A void before settlement reverses exactly that round's contributions, per meter in the order the
-round first contributed to each (`_per_meter`); a void never drives a meter or its reserve below
-zero (rules README 6-7), the overflow is taken back first, and what could not be taken back is
-said in the reason. Anything the fast path is not sure of (a void after settlement, an unknown
-meter, a pending configuration) answers None, and the reference decides and words the refusal.
+round first contributed to each (`controller.rules.table.per_meter`); a void never drives a meter or
+its reserve below zero (rules README 6-7), the overflow is taken back first, and what could not be
+taken back is said in the reason. Anything the fast path is not sure of (a void after settlement, an
+unknown meter, a pending configuration) answers None, and the reference decides and words the
+refusal.
 Proven equal by the fast differential suites (`tests/controller/fast/`: simulated floors with
 voids, before and after hits and corrections, and `test_void.py`).
 """
@@ -22,17 +23,13 @@ from typing import TYPE_CHECKING, Final
 from controller.fast.hot import DECIDERS as HOT_DECIDERS
 from controller.fast.hot import Answer, Decider, _accept, _head
 from controller.fast.meter_record import Meter
+from controller.meter import PARTLY_REVERSED
 from controller.model.events import ContributionsReversed, Event
 from controller.model.table_events import RoundVoided
+from controller.rules.table import per_meter
 
 if TYPE_CHECKING:
     from controller.fast.session import Session
-
-#: `controller.meter._reversal`'s words when less than the round contributed is taken back.
-PARTLY: Final = (
-    "; only part reversed: the rest was already paid out by a hit, corrected away or "
-    "diverted to another meter above the ceiling"
-)
 
 
 def decide_void(s: Session, e: RoundVoided) -> Answer:
@@ -44,27 +41,19 @@ def decide_void(s: Session, e: RoundVoided) -> Answer:
     _facts, table, current = head
     if current.phase not in ("open", "locked"):  # after settlement: the reference refuses
         return None
-    totals: dict[str, list[int]] = {}  # `_per_meter`: meter -> [primary, reserve, count]
-    for meter_id, primary, reserve in current.contributions:
-        known = totals.get(meter_id)
-        if known is None:
-            totals[meter_id] = [primary, reserve, 1]
-        else:
-            known[0] += primary
-            known[1] += reserve
-            known[2] += 1
-    meters: list[tuple[Meter, list[int]]] = []
-    for meter_id, total in totals.items():
+    totals = per_meter(current.contributions)
+    meters: list[tuple[Meter, int, int, int]] = []
+    for meter_id, primary, reserve, count in totals:
         meter = s.meter(meter_id)
         if meter is None or s.meter_def(meter_id) is None:  # the reference's lookups fail
             return None
-        meters.append((meter, total))
+        meters.append((meter, primary, reserve, count))
     out: list[Event] = [e]
-    for meter, (primary, reserve, count) in meters:
+    for meter, primary, reserve, count in meters:
         event = _reversal(meter, e, primary, reserve, count)
         _reversed(meter, event)
         out.append(event)
-    s.dirty_meters.update(totals)
+    s.dirty_meters.update(meter_id for meter_id, *_ in totals)
     current.phase = "voided"
     _accept(s, table, current, e)
     return tuple(out)
@@ -83,7 +72,7 @@ def _reversal(
     reserve_taken = max(0, min(reserve, held[1], meter.reserve_sub))
     reason = e.reason
     if (taken, reserve_taken) != (primary, reserve):
-        reason += PARTLY
+        reason += PARTLY_REVERSED
     return ContributionsReversed(
         meter_id=meter.meter_id,
         table_id=e.table_id,

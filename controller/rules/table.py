@@ -157,11 +157,11 @@ def _void(current: RoundState, event: RoundVoided) -> tuple[MeterClaim, ...]:
             reason=event.reason,
             occurred_at=event.occurred_at,
         )
-        for meter_id, primary, reserve, count in _per_meter(current.contributions)
+        for meter_id, primary, reserve, count in per_meter(current.contributions)
     )
 
 
-def _per_meter(
+def per_meter(
     contributions: Sequence[tuple[str, int, int]],
 ) -> list[tuple[str, int, int, int]]:
     totals: dict[str, tuple[int, int, int]] = {}
