@@ -7,10 +7,11 @@ test_lane.py``; the round lane's differential tests against main's processors). 
 does not know, and contributions for a round not the table's current one, take the reference.
 
 `wager_accepted` (a wager on the own hand), `decision_accepted` (`check_decision`'s checks, as
-`controller.fast.hot` runs them) and `lock_claims` (its `ContributionClaim`s) are
-`decide_table`'s answers when it surely accepts; False or None asks the reference, which then
-refuses in its own words. The meter lane likewise: `meter_event` is `decide_meter` and
-`next_meter` is `evolve_meter` for a contribution, anything else by the reference itself.
+`controller.fast.hot` runs them; the amounts by hot's own `_amount_ok`) and `lock_claims` (its
+`ContributionClaim`s) are `decide_table`'s answers when it surely accepts; False or None asks the
+reference, which then refuses in its own words. The meter lane likewise: `meter_event` is
+`decide_meter` and `next_meter` is `evolve_meter` for a contribution, anything else by the reference
+itself.
 
 The records are built by `builder`'s functions unless the worker `install`s faster makers of the
 same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothing of `streams`).
@@ -25,6 +26,7 @@ from typing import Any, Final
 from controller.ceiling import split_at_ceiling
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import CLAIM_FIELDS, builder
+from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
@@ -297,13 +299,3 @@ def decision_accepted(config: FloorConfig, table: TableState | None, event: Deci
     if action == "draw" and not 2 <= len(event.discards) <= 5:
         return False
     return _amount_ok(action, event.amount_cents, ante)
-
-
-def _amount_ok(action: str, amount: int | None, ante: int) -> bool:
-    """`_check_decision_amount`'s amounts: Play, a sixth card and a draw equal the Ante, a Raise
-    is one to three times it, a Bet twice it; any other action's amount is not checked."""
-    if amount is None or action not in ("play", "buy_sixth_card", "draw", "raise", "bet"):
-        return True
-    if action == "raise":
-        return amount in (ante, 2 * ante, 3 * ante)
-    return amount == (2 * ante if action == "bet" else ante)
