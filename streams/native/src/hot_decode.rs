@@ -15,7 +15,7 @@
 //! answer here is always the door's. `tests/streams/native/test_hot_decode.py` compares the two.
 
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
-use crate::hot_line::{members_of, write, Check, Members, Val, KINDS};
+use crate::hot_line::{members_of, write, Check, Fields, Members, Val, KINDS};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
@@ -108,6 +108,9 @@ impl Kept {
 pub struct HotDecoder {
     /// Each kind's class and keyword names (its fields but ``type``, in `KINDS`' order).
     classes: Vec<(Py<PyType>, Py<PyTuple>)>,
+    /// Each kind's positions among those fields of ``event_id``, ``table_id``, ``occurred_at``
+    /// (`fast_heads`).
+    heads: Vec<[usize; 3]>,
     games: Literals,
     actions: Literals,
     targets: Literals,
@@ -141,7 +144,9 @@ impl HotDecoder {
             return Err(pyo3::exceptions::PyValueError::new_err("four classes"));
         }
         let mut made = Vec::with_capacity(KINDS.len());
+        let mut heads = Vec::with_capacity(KINDS.len());
         for (cls, fields) in classes.into_iter().zip(KINDS) {
+            heads.push(head_slots(fields)?);
             let names = fields.iter().filter(|field| field.3 != Check::Tag).map(|field| {
                 let name = if field.3 == Check::Discards { "discarded" } else { as_str(field.0) };
                 PyString::intern_bound(py, name)
@@ -152,6 +157,7 @@ impl HotDecoder {
         let (games, actions, targets, cards) = literals;
         Ok(HotDecoder {
             classes: made,
+            heads,
             games: Literals::new(games)?,
             actions: Literals::new(actions)?,
             targets: Literals::new(targets)?,
@@ -163,16 +169,46 @@ impl HotDecoder {
         })
     }
 
-    /// This decoder as a `METH_O` builtin: ``decode(line)``.
+    /// This decoder as a `METH_O` builtin: ``decode(line)`` gives ``(struct, payload)``.
     fn fast(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
-        // SAFETY: `DECODE` is a static the interpreter only reads; the function holds its own
-        // reference to `slf`, which `decode_o` reads as a `HotDecoder`.
-        unsafe {
-            let raw =
-                ffi::PyCFunction_NewEx(ptr::addr_of_mut!(DECODE), slf.as_ptr(), ptr::null_mut());
-            Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
+        builtin(slf, ptr::addr_of_mut!(DECODE))
+    }
+
+    /// The same with the struct's head as well: ``(struct, payload, event_id, table_id,
+    /// occurred_at)``, the very objects the struct holds, so that the caller need not read
+    /// them back from it (an attribute lookup by name each, from compiled code).
+    fn fast_heads(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        builtin(slf, ptr::addr_of_mut!(DECODE_HEADS))
+    }
+}
+
+/// ``slf`` bound to ``method`` as a builtin.
+fn builtin(slf: &Bound<'_, HotDecoder>, method: *mut ffi::PyMethodDef) -> PyResult<PyObject> {
+    // SAFETY: ``method`` is a static the interpreter only reads; the function holds its own
+    // reference to `slf`, which `decode_o` and `decode_heads_o` read as a `HotDecoder`.
+    unsafe {
+        let raw = ffi::PyCFunction_NewEx(method, slf.as_ptr(), ptr::null_mut());
+        Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
+    }
+}
+
+/// The positions of ``event_id``, ``table_id`` and ``occurred_at`` among a kind's fields but
+/// its tag (the order of the struct call's keywords).
+fn head_slots(fields: Fields) -> PyResult<[usize; 3]> {
+    let mut slots = [usize::MAX; 3];
+    let named = fields.iter().filter(|field| field.3 != Check::Tag).enumerate();
+    for (index, field) in named {
+        match field.0 {
+            b"event_id" => slots[0] = index,
+            b"table_id" => slots[1] = index,
+            b"occurred_at" => slots[2] = index,
+            _ => {}
         }
     }
+    if slots.contains(&usize::MAX) {
+        return Err(pyo3::exceptions::PyValueError::new_err("a kind without its head"));
+    }
+    Ok(slots)
 }
 
 fn as_str(key: &'static [u8]) -> &'static str {
@@ -180,8 +216,14 @@ fn as_str(key: &'static [u8]) -> &'static str {
 }
 
 impl HotDecoder {
-    /// ``(struct, payload)`` of a hot line the door vouches for, else None.
-    fn decode<'py>(&self, py: Python<'py>, line: &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    /// ``(struct, payload)`` of a hot line the door vouches for, else None; with ``heads``,
+    /// ``(struct, payload, event_id, table_id, occurred_at)``.
+    fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        line: &[u8],
+        heads: bool,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         if line.len() > self.limit {
             return Ok(None);
         }
@@ -205,8 +247,13 @@ impl HotDecoder {
             let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
             Bound::from_owned_ptr_or_err(py, raw)?
         };
-        let payload = PyBytes::new_bound(py, &write(&read, line.len()));
-        Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload.into_any()])))
+        let payload = PyBytes::new_bound(py, &write(&read, line.len())).into_any();
+        if !heads {
+            return Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload])));
+        }
+        let [event_id, table_id, occurred_at] = self.heads[kind].map(|at| values[at].clone());
+        let all = [made.into_any(), payload, event_id, table_id, occurred_at];
+        Ok(Some(PyTuple::new_bound(py, all)))
     }
 
     /// The object the struct holds for field ``slot`` (its default if the line leaves it out),
@@ -301,11 +348,35 @@ static mut DECODE: ffi::PyMethodDef = ffi::PyMethodDef {
     ml_doc: ptr::null(),
 };
 
+static mut DECODE_HEADS: ffi::PyMethodDef = ffi::PyMethodDef {
+    ml_name: c"decode_heads".as_ptr(),
+    ml_meth: ffi::PyMethodDefPointer { PyCFunction: decode_heads_o },
+    ml_flags: ffi::METH_O,
+    ml_doc: ptr::null(),
+};
+
 /// `HotDecoder.fast()`'s function: ``slf`` the decoder, ``line`` the argument (anything but
 /// bytes gives None).
 unsafe extern "C" fn decode_o(
     slf: *mut ffi::PyObject,
     line: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    decode_with(slf, line, false)
+}
+
+/// `HotDecoder.fast_heads()`'s function, as `decode_o`.
+unsafe extern "C" fn decode_heads_o(
+    slf: *mut ffi::PyObject,
+    line: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    decode_with(slf, line, true)
+}
+
+/// `decode_o`'s work, the head given too if ``heads``.
+unsafe fn decode_with(
+    slf: *mut ffi::PyObject,
+    line: *mut ffi::PyObject,
+    heads: bool,
 ) -> *mut ffi::PyObject {
     // SAFETY: the interpreter holds the GIL and passes live pointers; `slf` is the decoder
     // `fast` bound (its type checked by the downcast all the same).
@@ -319,7 +390,7 @@ unsafe extern "C" fn decode_o(
     let Ok(bytes) = argument.downcast::<PyBytes>() else {
         return py.None().into_ptr();
     };
-    match decoder.get().decode(py, bytes.as_bytes()) {
+    match decoder.get().decode(py, bytes.as_bytes(), heads) {
         Ok(Some(pair)) => pair.into_ptr(),
         Ok(None) => py.None().into_ptr(),
         Err(error) => {
