@@ -16,13 +16,12 @@
 
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
 use crate::hot_line::{members_of, write, Check, Fields, Members, Val, KINDS};
+use crate::hot_entry::{builtin, DECODE, DECODE_HEADS};
+use crate::kept::{as_ascii, Kept};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
-use std::sync::Mutex;
 
 extern "C" {
     // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
@@ -48,59 +47,6 @@ impl Literals {
 
     fn find(&self, text: &[u8]) -> Option<&PyObject> {
         self.0.iter().find(|(known, _)| known.as_slice() == text).map(|(_, object)| object)
-    }
-}
-
-/// FNV-1a: the kept texts are short (ids, wager names, amounts); SipHash's set-up cost more
-/// than the lookup, and the map is bounded (`KEPT`), so a chosen collision costs little.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-/// How many texts `Kept` holds before it starts over: a floor repeats a few tables, the rounds
-/// in play, a few wager names and amounts; a stream of ever-new ids cannot grow it past this.
-const KEPT: usize = 4_096;
-
-/// The string objects already made for the texts that repeat (a table's and a round's ids, a
-/// wager's name, an amount): a repeat is the same object, so no allocation, its hash already
-/// cached, and an identity hit in the session's dicts. Strings are immutable, so sharing one is
-/// unobservable but by `is` (which the session asks only of `OWN_UNSAID`, not made here).
-#[derive(Default)]
-struct Kept(Mutex<Strings>);
-
-type Strings = HashMap<Box<[u8]>, Py<PyString>, BuildHasherDefault<Fnv>>;
-
-impl Kept {
-    /// The string of ``text`` (ASCII), the kept one if any.
-    fn string<'py>(&self, py: Python<'py>, text: &[u8]) -> Bound<'py, PyAny> {
-        let Ok(mut kept) = self.0.lock() else {
-            return PyString::new_bound(py, as_ascii(text)).into_any();
-        };
-        if let Some(known) = kept.get(text) {
-            return known.bind(py).clone().into_any();
-        }
-        if kept.len() >= KEPT {
-            kept.clear();
-        }
-        let made = PyString::new_bound(py, as_ascii(text));
-        kept.insert(text.into(), made.clone().unbind());
-        made.into_any()
     }
 }
 
@@ -182,16 +128,6 @@ impl HotDecoder {
     }
 }
 
-/// ``slf`` bound to ``method`` as a builtin.
-fn builtin(slf: &Bound<'_, HotDecoder>, method: *mut ffi::PyMethodDef) -> PyResult<PyObject> {
-    // SAFETY: ``method`` is a static the interpreter only reads; the function holds its own
-    // reference to `slf`, which `decode_o` and `decode_heads_o` read as a `HotDecoder`.
-    unsafe {
-        let raw = ffi::PyCFunction_NewEx(method, slf.as_ptr(), ptr::null_mut());
-        Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
-    }
-}
-
 /// The positions of ``event_id``, ``table_id`` and ``occurred_at`` among a kind's fields but
 /// its tag (the order of the struct call's keywords).
 fn head_slots(fields: Fields) -> PyResult<[usize; 3]> {
@@ -218,7 +154,7 @@ fn as_str(key: &'static [u8]) -> &'static str {
 impl HotDecoder {
     /// ``(struct, payload)`` of a hot line the door vouches for, else None; with ``heads``,
     /// ``(struct, payload, event_id, table_id, occurred_at)``.
-    fn decode<'py>(
+    pub(crate) fn decode<'py>(
         &self,
         py: Python<'py>,
         line: &[u8],
@@ -331,71 +267,5 @@ impl HotDecoder {
             cards.push(self.cards.find(item)?.bind(py).clone());
         }
         Some(PyList::new_bound(py, cards).into_any())
-    }
-}
-
-/// A text the checks passed: ASCII only, so its own UTF-8.
-fn as_ascii(text: &[u8]) -> &str {
-    debug_assert!(text.is_ascii());
-    // SAFETY: every check that lets a text through (`HotDecoder::text`) passes only ASCII bytes.
-    unsafe { std::str::from_utf8_unchecked(text) }
-}
-
-static mut DECODE: ffi::PyMethodDef = ffi::PyMethodDef {
-    ml_name: c"decode".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer { PyCFunction: decode_o },
-    ml_flags: ffi::METH_O,
-    ml_doc: ptr::null(),
-};
-
-static mut DECODE_HEADS: ffi::PyMethodDef = ffi::PyMethodDef {
-    ml_name: c"decode_heads".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer { PyCFunction: decode_heads_o },
-    ml_flags: ffi::METH_O,
-    ml_doc: ptr::null(),
-};
-
-/// `HotDecoder.fast()`'s function: ``slf`` the decoder, ``line`` the argument (anything but
-/// bytes gives None).
-unsafe extern "C" fn decode_o(
-    slf: *mut ffi::PyObject,
-    line: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    decode_with(slf, line, false)
-}
-
-/// `HotDecoder.fast_heads()`'s function, as `decode_o`.
-unsafe extern "C" fn decode_heads_o(
-    slf: *mut ffi::PyObject,
-    line: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    decode_with(slf, line, true)
-}
-
-/// `decode_o`'s work, the head given too if ``heads``.
-unsafe fn decode_with(
-    slf: *mut ffi::PyObject,
-    line: *mut ffi::PyObject,
-    heads: bool,
-) -> *mut ffi::PyObject {
-    // SAFETY: the interpreter holds the GIL and passes live pointers; `slf` is the decoder
-    // `fast` bound (its type checked by the downcast all the same).
-    let py = Python::assume_gil_acquired();
-    let owner = Bound::from_borrowed_ptr(py, slf);
-    let argument = Bound::from_borrowed_ptr(py, line);
-    let Ok(decoder) = owner.downcast::<HotDecoder>() else {
-        pyo3::exceptions::PyTypeError::new_err("decode: not a HotDecoder").restore(py);
-        return ptr::null_mut();
-    };
-    let Ok(bytes) = argument.downcast::<PyBytes>() else {
-        return py.None().into_ptr();
-    };
-    match decoder.get().decode(py, bytes.as_bytes(), heads) {
-        Ok(Some(pair)) => pair.into_ptr(),
-        Ok(None) => py.None().into_ptr(),
-        Err(error) => {
-            error.restore(py);
-            ptr::null_mut()
-        }
     }
 }
