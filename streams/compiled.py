@@ -68,6 +68,7 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.tables",
     "streams.door.fast_core",
     "streams.door.struct_checks",
+    "streams.door.struct_cents",
     # the embedded engine's lines: 100.2k -> 90.4k instructions an event with `batch` and
     # `received`, its processing without the log (bench/PROPOSALS.md, "The engine's glue")
     "streams.embedded.lines",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Final, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType, field
 
-from controller.model.money import parse_cents
+from streams.door.struct_cents import cents, decision_cents, wager_cents
 
 # Patterns end in \Z, not $: ECMA-262 `$` is the end of the string; Python's `$` also matches before
 # a final "\n" (streams.door.validation makes the same substitution).
@@ -56,21 +56,6 @@ EventId = Annotated[str, Meta(min_length=1, max_length=128)]
 Ident = Annotated[str, Meta(min_length=1, max_length=64)]
 Seq = Annotated[int, Meta(ge=0, le=9_007_199_254_740_991)]  # seq: 0 to 2^53-1
 OccurredAt = Annotated[str, Meta(max_length=40)]  # its pattern: `PATTERNS_AFTER_DECODE`
-_CENTS: dict[str, int] = {}
-_CENTS_KEPT: Final = 4_096  # a floor uses a few distinct amounts; a hostile stream cannot grow this
-
-
-def cents(text: str) -> int:
-    """`parse_cents` of an amount its pattern accepted, remembered per text (the session
-    reads a wager's amount several times: its checks, the lock's pricing, the settlement)."""
-    value = _CENTS.get(text)
-    if value is None:
-        value = parse_cents(text)
-        if len(_CENTS) < _CENTS_KEPT:
-            _CENTS[text] = value
-    return value
-
-
 #: "own", as a string object of its own: the default of a wager's ``on``. msgspec gives a decoded
 #: ``"own"`` as the `Literal`'s own string, never this object, so ``wager.on is OWN_UNSAID`` tells
 #: a line that leaves ``on`` out (its strings are counted, and the schema's dict lacks it) from one
@@ -133,11 +118,15 @@ class WagerPlacedStruct(RoundHead, kw_only=True, frozen=True, tag="wager_placed"
     #: default): a plain attribute, as the session reads it several times a wager.
     on: WagerTarget = OWN_UNSAID
 
-    @property
-    def amount_cents(self) -> int:
-        """The amount in cents (a known text is one dict lookup, written out here)."""
-        known = _CENTS.get(self.amount)
-        return cents(self.amount) if known is None else known
+    if TYPE_CHECKING:
+
+        @property
+        def amount_cents(self) -> int:
+            """The amount in cents."""
+            return cents(self.amount)
+
+    else:  # compiled (`streams.door.struct_cents`): a builtin, not a Python frame, a read
+        amount_cents = property(wager_cents, doc="The amount in cents.")
 
 
 class WagersLockedStruct(RoundHead, kw_only=True, frozen=True, tag="wagers_locked"):
@@ -154,11 +143,15 @@ class DecisionStruct(RoundHead, kw_only=True, frozen=True, tag="decision"):
         default=UNSET, name="discards"
     )
 
-    @property
-    def amount_cents(self) -> int | None:
-        """The amount in cents, None when the line names none."""
-        amount = self.amount
-        return None if amount is UNSET else cents(amount)
+    if TYPE_CHECKING:
+
+        @property
+        def amount_cents(self) -> int | None:
+            """The amount in cents, None when the line names none."""
+            return decision_cents(self)
+
+    else:  # compiled, as `WagerPlacedStruct.amount_cents`
+        amount_cents = property(decision_cents, doc="The amount in cents, None if unnamed.")
 
     @property
     def discards(self) -> tuple[str, ...]:

@@ -31,10 +31,17 @@ from streams.door.fast_core import FAST_LINE_LIMIT
 
 #: The kinds the native decoder answers, in the order it is given them.
 HOT_KINDS: Final = (RoundOpenedStruct, WagerPlacedStruct, WagersLockedStruct, DecisionStruct)
+#: The contract's games, actions, wager targets and cards, in the order the decoder takes them.
+_LITERALS: Final = (get_args(Game), get_args(Action), TARGET_TEXTS, CARD_TEXTS)
 
 
 def hot_decoder() -> native.HotDecode | None:
     """A new native decoder of the hot lines, or None if this process does not run the extension
     (then every line goes the door's way)."""
-    literals = (get_args(Game), get_args(Action), TARGET_TEXTS, CARD_TEXTS)
-    return native.hot_decoder(HOT_KINDS, literals, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
+    return native.hot_decoder(HOT_KINDS, _LITERALS, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
+
+
+def hot_heads_decoder() -> native.HotHeads | None:
+    """`hot_decoder`'s decoder answering the struct's ``event_id``, ``table_id`` and
+    ``occurred_at`` as well (`streams.embedded.lines` reads them of every hot line)."""
+    return native.hot_heads_decoder(HOT_KINDS, _LITERALS, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT)

@@ -26,7 +26,7 @@ not one JSON object is dead-lettered in its place with the parser's reason and t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final, final
+from typing import Any, Final, cast, final
 
 import msgspec
 
@@ -45,7 +45,6 @@ from streams.codec import encode, record_key
 from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
     DecisionStruct,
-    RoundHead,
     RoundOpenedStruct,
     RoundStruct,
     WagerPlacedStruct,
@@ -53,7 +52,7 @@ from streams.door.contract_structs import (
 )
 from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded
 from streams.door.fast_decode import round_event, table_event
-from streams.door.hot_lines import HOT_KINDS, hot_decoder
+from streams.door.hot_lines import HOT_KINDS, hot_heads_decoder
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
@@ -93,15 +92,16 @@ def _hot() -> dict[type, tuple[Decider, Plan]]:
 _HOT: Final = _hot()
 
 
-def _decoder() -> native.HotDecode | None:
+def _decoder() -> native.HotHeads | None:
     """The native decoder of the hot lines (`streams.door.hot_lines`), if this process runs the
     extension and decides all four kinds on their structs."""
     if any(kind not in _HOT for kind in HOT_KINDS):
         return None
-    return hot_decoder()
+    return hot_heads_decoder()
 
 
-#: ``(struct, payload)`` of a hot line the door vouches for, natively (None: ask the door).
+#: ``(struct, payload, event_id, table_id, occurred_at)`` of a hot line the door vouches for,
+#: natively (None: ask the door).
 _DECODE: Final = _decoder()
 
 
@@ -114,10 +114,19 @@ def decide_lines(
     hot, fast = _HOT, _DECODE
     for index, line in enumerate(lines):
         decoded = None if fast is None else fast(line)
-        if decoded is not None:  # a hot line, read natively with its payload
-            known, payload = decoded
+        if decoded is not None:  # a hot line, read natively with its payload and head
+            known, payload, event_id, table_id, occurred_at = decoded
+            heads = (event_id, table_id, occurred_at)
             _hot_line(
-                out, line, known, hot[type(known)], seen, ctx=ctx, asked=asked, payload=payload
+                out,
+                line,
+                known,
+                hot[type(known)],
+                seen,
+                ctx=ctx,
+                asked=asked,
+                payload=payload,
+                heads=heads,
             )
             continue
         struct = decode_vouched(line)
@@ -129,7 +138,12 @@ def decide_lines(
             command = table_event(struct)
             decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
         else:
-            _hot_line(out, line, struct, entry, seen, ctx=ctx, asked=asked)  # type: ignore[arg-type]
+            head = cast(RoundStruct, struct)
+            payload = _payload(line, head, entry[1])
+            heads = (head.event_id, head.table_id, head.occurred_at)
+            _hot_line(
+                out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads
+            )
     return out
 
 
@@ -185,34 +199,37 @@ def _hot_line(
     *,
     ctx: Context,
     asked: bool,
-    payload: bytes | None = None,
+    payload: bytes,
+    heads: tuple[str, str, str],
 ) -> None:
-    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line);
-    ``payload``: its record's bytes if already written."""
-    decider, plan = entry
+    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line):
+    ``payload`` its record's bytes, ``heads`` its ``event_id``, ``table_id`` and
+    ``occurred_at`` (read once, by the native decoder when it ran)."""
+    decider = entry[0]
     raw = _Reread(line)
-    refusal = ctx.scope(struct.table_id) if ctx.scope is not None else ""
+    event_id, table_id, occurred_at = heads
+    refusal = ctx.scope(table_id) if ctx.scope is not None else ""
     if refusal:
         out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
         return
-    if payload is None:
-        payload = _payload(line, struct, plan)
-    event_id, table_id = struct.event_id, struct.table_id
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
-    ahead = vouched_ahead_reason(struct.occurred_at, ctx.latest)
+    ahead = vouched_ahead_reason(occurred_at, ctx.latest)
     session = ctx.session()
     produced = () if ahead else _decide(session, struct, decider)
     verdict = (ahead, produced)
     ids = (event_id, table_id, payload)
     if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
-        first = produced[0]
         # `ctx.arm` gives nothing while the session's configuration is the quiet one (deciding
         # a table event replaces neither the session nor its configuration)
         quiet = ctx.quiet is not None and session.config is ctx.quiet
         armings = () if quiet else ctx.arm()
         logged = (*produced, *armings) if armings else produced  # no copy of a tuple for none
-        _log(out, logged, payload if first is struct else None, ctx.now)
+        start = 0
+        if produced[0] is struct:  # its record from the payload, keyed by its table
+            out.records.append(new_record(table_id, payload, event_id, ctx.now))
+            start = 1
+        _log(out, logged, start, ctx.now)
 
 
 def _decide(session: Session, struct: RoundStruct, decider: Decider) -> tuple[Emitted, ...]:
@@ -244,13 +261,12 @@ def _struct_payload(struct: RoundStruct, plan: Plan) -> bytes:
     return encode(round_event(struct))
 
 
-def _log(out: Decided, produced: tuple[Emitted, ...], payload: bytes | None, now: str) -> None:
-    """`batch._log`: the accepted struct's record from its payload (a table event's key is its
-    table), then what it produced."""
-    for index, event in enumerate(produced):
-        if index == 0 and payload is not None and isinstance(event, RoundHead):
-            out.records.append(new_record(event.table_id, payload, event.event_id, now))
-            continue
+def _log(out: Decided, produced: tuple[Emitted, ...], start: int, now: str) -> None:
+    """`batch._log` of what a hot line produced, from ``produced[start]`` on (the caller wrote
+    the accepted struct's own record, if it is the first): each event's record, then all of
+    ``produced`` to the events."""
+    for index in range(start, len(produced)):
+        event = produced[index]
         if type(event) is ContributionRecorded and _CONTRIBUTION is not None:
             written = _CONTRIBUTION(event)
             if written is not None:  # `record_key`: a contribution's meter (a str, if not "")

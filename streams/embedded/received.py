@@ -9,6 +9,7 @@ dated 9999-12-31 ended a gaming-day report early).
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Final
 
 from controller.config.floor import FloorConfig
 
@@ -48,15 +49,20 @@ def vouched_ahead_reason(occurred_at: str, latest: datetime | None) -> str:
     a UTC text ``YYYY-MM-DDTHH:MM:SS[.f]Z`` whose first 19 characters sort before ``latest``'s
     second (in UTC, the same fixed-width digits, so text order is time order) is dated before
     that second began, so not ahead; anything else is asked of `ahead_reason` (bench/PROPOSALS.md,
-    "The door's hot lines decoded natively")."""
+    "The door's hot lines decoded natively"). The whole text is compared, not its first 19
+    characters (no slice made): against the 19 characters of the second, a longer text sorts
+    before them exactly when its first 19 do (equal first 19 sort it after)."""
     if latest is None:
         return ""
     size = len(occurred_at)
     if size >= 20 and occurred_at[size - 1] == "Z" and occurred_at[10] == "T":
         bound = _utc_second(latest)
-        if bound and occurred_at[:19] < bound:
+        if len(bound) == _SECOND_SIZE and occurred_at < bound:
             return ""
     return ahead_reason(occurred_at, latest)
+
+
+_SECOND_SIZE: Final = 19  # ``YYYY-MM-DDTHH:MM:SS``
 
 
 _SECOND: list[tuple[datetime | None, str]] = [(None, "")]

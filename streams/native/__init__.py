@@ -194,6 +194,21 @@ HOT_FIELDS: Final = (
 )  # fmt: skip
 #: What a hot decoder gives for a line: ``(struct, payload)``, or None.
 HotDecode = Callable[[bytes], tuple[Any, bytes] | None]
+#: What `hot_heads_decoder`'s decoder gives: ``(struct, payload, event_id, table_id,
+#: occurred_at)``, the last three the very objects the struct holds, or None.
+HotHeads = Callable[[bytes], tuple[Any, bytes, str, str, str] | None]
+
+
+def hot_heads_decoder(
+    classes: tuple[type, type, type, type],
+    literals: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+    defaults: tuple[object, str],
+    limit: int,
+) -> HotHeads | None:
+    """`hot_decoder`'s decoder answering the struct's head as well (``fast_heads``)."""
+    decoder = _hot(classes, literals, defaults, limit)
+    heads: HotHeads | None = None if decoder is None else decoder.fast_heads()
+    return heads
 
 
 def hot_decoder(
@@ -207,11 +222,22 @@ def hot_decoder(
     exactly the fields it fills, else None. ``literals``: the contract's games, actions, wager
     targets and cards; ``defaults``: `msgspec.UNSET` and `OWN_UNSAID`; ``limit``: the door's
     fast limit in bytes."""
+    decoder = _hot(classes, literals, defaults, limit)
+    decode: HotDecode | None = None if decoder is None else decoder.fast()
+    return decode
+
+
+def _hot(
+    classes: tuple[type, type, type, type],
+    literals: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+    defaults: tuple[object, str],
+    limit: int,
+) -> Any:
+    """A new `HotDecoder` if this process runs the extension and the classes have exactly the
+    fields it fills, else None."""
     module = load()
     shapes = tuple(tuple(sorted(getattr(cls, "__struct_fields__", ()))) for cls in classes)
     if module is None or shapes != HOT_FIELDS:
         return None
     unset, own_unsaid = defaults
-    decoder = module.HotDecoder(list(classes), literals, unset, own_unsaid, limit)
-    decode: HotDecode = decoder.fast()
-    return decode
+    return module.HotDecoder(list(classes), literals, unset, own_unsaid, limit)

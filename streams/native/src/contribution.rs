@@ -18,6 +18,7 @@ use pyo3::sync::GILOnceCell;
 use pyo3::types::{PyBytes, PyInt, PyString, PyType};
 use std::ptr;
 
+use crate::hot_line::plain_run;
 use crate::slots::Slot;
 
 /// The fields' names as interned Python strings, made once: an attribute looked up by a new
@@ -50,8 +51,31 @@ const FIELDS: &[(&str, Option<Ty>)] = &[
     ("wager_cents", Some(Ty::Int)),
 ];
 
+/// Each field's key as written, with the separator before it (`FIELDS`' order).
+const KEYS: [&[u8]; 16] = [
+    b"{\"divert_to\":",
+    b",\"diverted_sub\":",
+    b",\"meter_id\":",
+    b",\"meter_seq\":",
+    b",\"occurred_at\":",
+    b",\"on\":",
+    b",\"overflow_sub\":",
+    b",\"primary_sub\":",
+    b",\"reserve_sub\":",
+    b",\"round_id\":",
+    b",\"schema_version\":",
+    b",\"seat\":",
+    b",\"table_id\":",
+    b",\"type\":",
+    b",\"wager\":",
+    b",\"wager_cents\":",
+];
+
+/// Printable ASCII but the quote and the backslash: eight bytes at a time (`plain_run`), the
+/// tail one by one.
 fn plain(text: &[u8]) -> bool {
-    text.iter().all(|&byte| (0x20..0x7f).contains(&byte) && byte != b'"' && byte != b'\\')
+    let at = plain_run(text);
+    text[at..].iter().all(|&byte| (0x20..0x7f).contains(&byte) && byte != b'"' && byte != b'\\')
 }
 
 fn write_field(out: &mut Vec<u8>, value: &Bound<'_, PyAny>, ty: Ty) -> Option<()> {
@@ -92,36 +116,27 @@ fn write_int(out: &mut Vec<u8>, number: i64) {
     out.extend_from_slice(&digits[start..]);
 }
 
-/// The record's bytes from each field's value as ``get(index, name)`` reads it (`FIELDS`'
-/// order), or None.
-fn write_record<'py>(
-    mut get: impl FnMut(usize, &Bound<'py, PyString>) -> Option<Bound<'py, PyAny>>,
-    names: &[Bound<'py, PyString>],
-) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(320);
-    out.push(b'{');
-    for (index, ((name, ty), key)) in FIELDS.iter().zip(names).enumerate() {
-        if out.len() > 1 {
-            out.push(b',');
-        }
-        out.push(b'"');
-        out.extend_from_slice(name.as_bytes());
-        out.extend_from_slice(b"\":");
+/// The record's bytes from each field's value as ``get(index)`` reads it (`FIELDS`' order),
+/// or None.
+fn write_record<'py>(mut get: impl FnMut(usize) -> Option<Bound<'py, PyAny>>) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(512);
+    for (index, ((name, ty), key)) in FIELDS.iter().zip(KEYS).enumerate() {
+        out.extend_from_slice(key);
         match ty {
             None if *name == "type" => out.extend_from_slice(b"\"contribution_recorded\""),
             None => out.push(b'1'),
-            Some(ty) => write_field(&mut out, &get(index, key)?, *ty)?,
+            Some(ty) => write_field(&mut out, &get(index)?, *ty)?,
         }
     }
     out.push(b'}');
     Some(out)
 }
 
-fn names(py: Python<'_>) -> Vec<Bound<'_, PyString>> {
-    let names = NAMES.get_or_init(py, || {
+/// The fields' names as interned strings (made on the first call).
+fn names(py: Python<'_>) -> &Vec<Py<PyString>> {
+    NAMES.get_or_init(py, || {
         FIELDS.iter().map(|(name, _)| PyString::intern_bound(py, name).unbind()).collect()
-    });
-    names.iter().map(|name| name.bind(py).clone()).collect()
+    })
 }
 
 /// The record's bytes, or None (see the module's docstring).
@@ -130,7 +145,8 @@ pub fn contribution<'py>(
     py: Python<'py>,
     event: &Bound<'py, PyAny>,
 ) -> Option<Bound<'py, PyBytes>> {
-    let out = write_record(|_, key| event.getattr(key).ok(), &names(py))?;
+    let names = names(py);
+    let out = write_record(|index| event.getattr(names[index].bind(py)).ok())?;
     Some(PyBytes::new_bound(py, &out))
 }
 
@@ -177,11 +193,11 @@ impl ContributionWriter {
         if !event.get_type().is(self.cls.bind(py)) {
             return None;
         }
-        let get = |index: usize, _: &Bound<'py, PyString>| {
+        let get = |index: usize| {
             // SAFETY: `event` is of exactly the class whose member descriptors `slots` holds.
             unsafe { self.slots[index].as_ref()?.read(event) }
         };
-        let out = write_record(get, &names(py))?;
+        let out = write_record(get)?;
         Some(PyBytes::new_bound(py, &out))
     }
 }

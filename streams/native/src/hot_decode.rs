@@ -15,14 +15,13 @@
 //! answer here is always the door's. `tests/streams/native/test_hot_decode.py` compares the two.
 
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
-use crate::hot_line::{members_of, write, Check, Members, Val, KINDS};
+use crate::hot_line::{members_of, write, Check, Fields, Members, Val, KINDS};
+use crate::hot_entry::{builtin, DECODE, DECODE_HEADS};
+use crate::kept::{as_ascii, Kept};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::ptr;
-use std::sync::Mutex;
 
 extern "C" {
     // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
@@ -51,63 +50,13 @@ impl Literals {
     }
 }
 
-/// FNV-1a: the kept texts are short (ids, wager names, amounts); SipHash's set-up cost more
-/// than the lookup, and the map is bounded (`KEPT`), so a chosen collision costs little.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for byte in bytes {
-            self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
-
-/// How many texts `Kept` holds before it starts over: a floor repeats a few tables, the rounds
-/// in play, a few wager names and amounts; a stream of ever-new ids cannot grow it past this.
-const KEPT: usize = 4_096;
-
-/// The string objects already made for the texts that repeat (a table's and a round's ids, a
-/// wager's name, an amount): a repeat is the same object, so no allocation, its hash already
-/// cached, and an identity hit in the session's dicts. Strings are immutable, so sharing one is
-/// unobservable but by `is` (which the session asks only of `OWN_UNSAID`, not made here).
-#[derive(Default)]
-struct Kept(Mutex<Strings>);
-
-type Strings = HashMap<Box<[u8]>, Py<PyString>, BuildHasherDefault<Fnv>>;
-
-impl Kept {
-    /// The string of ``text`` (ASCII), the kept one if any.
-    fn string<'py>(&self, py: Python<'py>, text: &[u8]) -> Bound<'py, PyAny> {
-        let Ok(mut kept) = self.0.lock() else {
-            return PyString::new_bound(py, as_ascii(text)).into_any();
-        };
-        if let Some(known) = kept.get(text) {
-            return known.bind(py).clone().into_any();
-        }
-        if kept.len() >= KEPT {
-            kept.clear();
-        }
-        let made = PyString::new_bound(py, as_ascii(text));
-        kept.insert(text.into(), made.clone().unbind());
-        made.into_any()
-    }
-}
-
 #[pyclass(frozen, module = "jackpot_native")]
 pub struct HotDecoder {
     /// Each kind's class and keyword names (its fields but ``type``, in `KINDS`' order).
     classes: Vec<(Py<PyType>, Py<PyTuple>)>,
+    /// Each kind's positions among those fields of ``event_id``, ``table_id``, ``occurred_at``
+    /// (`fast_heads`).
+    heads: Vec<[usize; 3]>,
     games: Literals,
     actions: Literals,
     targets: Literals,
@@ -141,7 +90,9 @@ impl HotDecoder {
             return Err(pyo3::exceptions::PyValueError::new_err("four classes"));
         }
         let mut made = Vec::with_capacity(KINDS.len());
+        let mut heads = Vec::with_capacity(KINDS.len());
         for (cls, fields) in classes.into_iter().zip(KINDS) {
+            heads.push(head_slots(fields)?);
             let names = fields.iter().filter(|field| field.3 != Check::Tag).map(|field| {
                 let name = if field.3 == Check::Discards { "discarded" } else { as_str(field.0) };
                 PyString::intern_bound(py, name)
@@ -152,6 +103,7 @@ impl HotDecoder {
         let (games, actions, targets, cards) = literals;
         Ok(HotDecoder {
             classes: made,
+            heads,
             games: Literals::new(games)?,
             actions: Literals::new(actions)?,
             targets: Literals::new(targets)?,
@@ -163,16 +115,36 @@ impl HotDecoder {
         })
     }
 
-    /// This decoder as a `METH_O` builtin: ``decode(line)``.
+    /// This decoder as a `METH_O` builtin: ``decode(line)`` gives ``(struct, payload)``.
     fn fast(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
-        // SAFETY: `DECODE` is a static the interpreter only reads; the function holds its own
-        // reference to `slf`, which `decode_o` reads as a `HotDecoder`.
-        unsafe {
-            let raw =
-                ffi::PyCFunction_NewEx(ptr::addr_of_mut!(DECODE), slf.as_ptr(), ptr::null_mut());
-            Ok(Bound::from_owned_ptr_or_err(slf.py(), raw)?.unbind())
+        builtin(slf, ptr::addr_of_mut!(DECODE))
+    }
+
+    /// The same with the struct's head as well: ``(struct, payload, event_id, table_id,
+    /// occurred_at)``, the very objects the struct holds, so that the caller need not read
+    /// them back from it (an attribute lookup by name each, from compiled code).
+    fn fast_heads(slf: &Bound<'_, Self>) -> PyResult<PyObject> {
+        builtin(slf, ptr::addr_of_mut!(DECODE_HEADS))
+    }
+}
+
+/// The positions of ``event_id``, ``table_id`` and ``occurred_at`` among a kind's fields but
+/// its tag (the order of the struct call's keywords).
+fn head_slots(fields: Fields) -> PyResult<[usize; 3]> {
+    let mut slots = [usize::MAX; 3];
+    let named = fields.iter().filter(|field| field.3 != Check::Tag).enumerate();
+    for (index, field) in named {
+        match field.0 {
+            b"event_id" => slots[0] = index,
+            b"table_id" => slots[1] = index,
+            b"occurred_at" => slots[2] = index,
+            _ => {}
         }
     }
+    if slots.contains(&usize::MAX) {
+        return Err(pyo3::exceptions::PyValueError::new_err("a kind without its head"));
+    }
+    Ok(slots)
 }
 
 fn as_str(key: &'static [u8]) -> &'static str {
@@ -180,8 +152,14 @@ fn as_str(key: &'static [u8]) -> &'static str {
 }
 
 impl HotDecoder {
-    /// ``(struct, payload)`` of a hot line the door vouches for, else None.
-    fn decode<'py>(&self, py: Python<'py>, line: &[u8]) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    /// ``(struct, payload)`` of a hot line the door vouches for, else None; with ``heads``,
+    /// ``(struct, payload, event_id, table_id, occurred_at)``.
+    pub(crate) fn decode<'py>(
+        &self,
+        py: Python<'py>,
+        line: &[u8],
+        heads: bool,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
         if line.len() > self.limit {
             return Ok(None);
         }
@@ -205,8 +183,13 @@ impl HotDecoder {
             let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
             Bound::from_owned_ptr_or_err(py, raw)?
         };
-        let payload = PyBytes::new_bound(py, &write(&read, line.len()));
-        Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload.into_any()])))
+        let payload = PyBytes::new_bound(py, &write(&read, line.len())).into_any();
+        if !heads {
+            return Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload])));
+        }
+        let [event_id, table_id, occurred_at] = self.heads[kind].map(|at| values[at].clone());
+        let all = [made.into_any(), payload, event_id, table_id, occurred_at];
+        Ok(Some(PyTuple::new_bound(py, all)))
     }
 
     /// The object the struct holds for field ``slot`` (its default if the line leaves it out),
@@ -284,47 +267,5 @@ impl HotDecoder {
             cards.push(self.cards.find(item)?.bind(py).clone());
         }
         Some(PyList::new_bound(py, cards).into_any())
-    }
-}
-
-/// A text the checks passed: ASCII only, so its own UTF-8.
-fn as_ascii(text: &[u8]) -> &str {
-    debug_assert!(text.is_ascii());
-    // SAFETY: every check that lets a text through (`HotDecoder::text`) passes only ASCII bytes.
-    unsafe { std::str::from_utf8_unchecked(text) }
-}
-
-static mut DECODE: ffi::PyMethodDef = ffi::PyMethodDef {
-    ml_name: c"decode".as_ptr(),
-    ml_meth: ffi::PyMethodDefPointer { PyCFunction: decode_o },
-    ml_flags: ffi::METH_O,
-    ml_doc: ptr::null(),
-};
-
-/// `HotDecoder.fast()`'s function: ``slf`` the decoder, ``line`` the argument (anything but
-/// bytes gives None).
-unsafe extern "C" fn decode_o(
-    slf: *mut ffi::PyObject,
-    line: *mut ffi::PyObject,
-) -> *mut ffi::PyObject {
-    // SAFETY: the interpreter holds the GIL and passes live pointers; `slf` is the decoder
-    // `fast` bound (its type checked by the downcast all the same).
-    let py = Python::assume_gil_acquired();
-    let owner = Bound::from_borrowed_ptr(py, slf);
-    let argument = Bound::from_borrowed_ptr(py, line);
-    let Ok(decoder) = owner.downcast::<HotDecoder>() else {
-        pyo3::exceptions::PyTypeError::new_err("decode: not a HotDecoder").restore(py);
-        return ptr::null_mut();
-    };
-    let Ok(bytes) = argument.downcast::<PyBytes>() else {
-        return py.None().into_ptr();
-    };
-    match decoder.get().decode(py, bytes.as_bytes()) {
-        Ok(Some(pair)) => pair.into_ptr(),
-        Ok(None) => py.None().into_ptr(),
-        Err(error) => {
-            error.restore(py);
-            ptr::null_mut()
-        }
     }
 }

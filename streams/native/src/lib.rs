@@ -10,7 +10,9 @@
 mod contract;
 mod contribution;
 mod hot_decode;
+mod hot_entry;
 mod hot_line;
+mod kept;
 mod kinds;
 mod slots;
 

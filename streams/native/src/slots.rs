@@ -14,6 +14,14 @@
 //! `Builder.fast()` is the same builder as a builtin function of the `METH_FASTCALL` kind
 //! (bound to the builder): the values come as the caller's own array, where `__call__` (PyO3's
 //! `tp_call` under the stable ABI) packs them into a tuple first.
+//!
+//! An object whose every field is a string, bytes, an int (a bool too) or None is left
+//! untracked by the cyclic collector, as CPython leaves a tuple or a dict of such values
+//! (`_PyTuple_MaybeUntrack`): it refers to nothing that could lead back to it, so no cycle can
+//! hold it and its reference count alone frees it. The engine's log records, answers and the
+//! lock's contributions are such objects, ~3 a line kept until the batch is appended; tracked,
+//! each young collection walked them (bench/PROPOSALS.md, "The hot line's glue"). Any other
+//! value (a list, a tuple, an object) leaves the object tracked.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
@@ -26,6 +34,21 @@ pub struct Builder {
     cls: Py<PyType>,
     given: Vec<Setter>,
     defaults: Vec<(Setter, PyObject)>,
+    /// Whether every default is atomic (`atomic`): then the given values decide the untracking.
+    defaults_atomic: bool,
+}
+
+/// A value that refers to no other object the collector follows: exactly a string, bytes, an
+/// int, a bool or None (`Builder`'s untracking, see the module's docstring).
+///
+/// # Safety
+/// ``value`` must be a live object (the GIL held).
+unsafe fn atomic(value: *mut ffi::PyObject) -> bool {
+    value == ffi::Py_None()
+        || ffi::PyUnicode_CheckExact(value) != 0
+        || ffi::PyLong_CheckExact(value) != 0
+        || ffi::PyBytes_CheckExact(value) != 0
+        || ffi::PyBool_Check(value) != 0
 }
 
 /// How a field is set: its name, and its slot's member descriptor with that type's
@@ -120,8 +143,10 @@ impl Builder {
         let defaults = defaults
             .into_iter()
             .map(|(name, value)| Ok((Setter::new(&cls, &name)?, value)))
-            .collect::<PyResult<_>>()?;
-        Ok(Builder { cls: cls.unbind(), given, defaults })
+            .collect::<PyResult<Vec<(Setter, PyObject)>>>()?;
+        // SAFETY: each default is a live object held by `defaults`.
+        let defaults_atomic = defaults.iter().all(|(_, value)| unsafe { atomic(value.as_ptr()) });
+        Ok(Builder { cls: cls.unbind(), given, defaults, defaults_atomic })
     }
 
     #[pyo3(signature = (*values))]
@@ -166,6 +191,12 @@ impl Builder {
             if setter.set(made.as_ptr(), value.as_ptr()) < 0 {
                 return Err(PyErr::fetch(py));
             }
+        }
+        if self.defaults_atomic
+            && values.iter().all(|value| atomic(*value))
+            && ffi::PyObject_GC_IsTracked(made.as_ptr()) != 0
+        {
+            ffi::PyObject_GC_UnTrack(made.as_ptr().cast());
         }
         Ok(made)
     }

@@ -30,6 +30,7 @@ from streams.door.contract_structs import (
     WagerPlacedStruct,
 )
 from streams.door.fast_core import decode_vouched
+from streams.door.hot_lines import hot_decoder
 from streams.embedded import lines as engine_lines
 from streams.embedded.lines import _HOT, _struct_payload
 from tests.controller.fast.differential import disturbed_floor
@@ -41,7 +42,7 @@ pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (
 HOT_KINDS = ("round_opened", "wager_placed", "wagers_locked", "decision")
 
 
-def _decoder() -> native.HotDecode:
+def _decoder() -> native.HotHeads:
     """The decoder as `streams.embedded.lines` makes it, from this build whatever `ENV` says."""
     assert BUILT is not None
     state = dict(native._STATE)
@@ -58,6 +59,24 @@ def _decoder() -> native.HotDecode:
 DECODE = _decoder() if BUILT is not None else None
 
 
+def _pairs() -> native.HotDecode:
+    """`streams.door.hot_lines.hot_decoder` (``(struct, payload)``, `streams.scaleout`'s) from
+    this build."""
+    assert BUILT is not None
+    state = dict(native._STATE)
+    native._STATE.update(mode=native.Mode(native=True, reason="test"), module=BUILT)
+    try:
+        made = hot_decoder()
+    finally:
+        native._STATE.clear()
+        native._STATE.update(state)
+    assert made is not None
+    return made
+
+
+PAIRS = _pairs() if BUILT is not None else None
+
+
 def _agrees(line: bytes) -> bool | None:
     """Whether the decoder answered (then as the door would); None: the door does not vouch
     for the line as a hot kind (the decoder must then answer None)."""
@@ -70,7 +89,13 @@ def _agrees(line: bytes) -> bool | None:
         return None
     if decoded is None:
         return False
-    struct, payload = decoded
+    struct, payload, event_id, table_id, occurred_at = decoded
+    # the head the engine reads is the struct's own objects (`fast_heads`)
+    assert event_id is struct.event_id, line
+    assert table_id is struct.table_id, line
+    assert occurred_at is struct.occurred_at, line
+    assert PAIRS is not None
+    assert PAIRS(line) == (struct, payload), line  # the decoder without the head (scaleout's)
     assert type(struct) is type(expected), line
     assert struct == expected, (line, struct, expected)
     assert isinstance(struct, RoundHead)

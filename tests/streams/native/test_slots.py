@@ -11,6 +11,7 @@ refuses a wrong count of values as a call would, and is handed no class
 from __future__ import annotations
 
 import dataclasses
+import gc
 from typing import Any
 
 import pytest
@@ -125,3 +126,39 @@ def test_install_none_restores_the_compiled_contribution() -> None:
         assert contribution.BUILD[0] is contribution.contribution
     finally:
         contribution.install(installed)
+
+
+#: Values that refer to others (hashable, so the records compare and hash as the constructor's).
+NESTED = st.one_of(st.tuples(st.integers()), st.tuples(), st.frozensets(st.text(), max_size=2))
+
+
+@given(st.tuples(ANY, ANY, ANY, ANY), st.data())
+def test_only_a_record_of_atomic_values_is_left_untracked(
+    values: tuple[object, ...], data: st.DataObject
+) -> None:
+    """A record of strings, bytes, ints, bools and None cannot be in a cycle: the builder
+    leaves it untracked by the collector, as CPython leaves such a tuple; one other value
+    anywhere (a tuple, a frozenset) and it is tracked, as the constructor's is. Either
+    way it is the constructor's record."""
+    built = _native(LogRecord, RECORD)
+    for build in (built, built.fast()):
+        made = build(*values)
+        _same(made, LogRecord(*values))  # type: ignore[arg-type]
+        assert not gc.is_tracked(made)
+        at = data.draw(st.integers(0, len(values) - 1))
+        mixed = (*values[:at], data.draw(NESTED), *values[at + 1 :])
+        held = build(*mixed)
+        _same(held, LogRecord(*mixed))  # type: ignore[arg-type]
+        assert gc.is_tracked(held)
+
+
+def test_a_builder_with_a_container_default_leaves_its_objects_tracked() -> None:
+    """A default that is not atomic (here a list) keeps every object the builder makes
+    tracked, whatever the given values; the engine's answers (atomic defaults) are not."""
+    assert BUILT is not None
+    built = BUILT.Builder(Outcome, ["event_id", "status"], [("reason", [])])
+    assert gc.is_tracked(built.fast()("e", "accepted"))
+    assert not gc.is_tracked(_native(Outcome, ("event_id", "status"))("e", "accepted"))
+    if native.load() is not None:  # the engine's own constructors
+        assert not gc.is_tracked(batch.new_answer("e", "accepted", ""))
+        assert not gc.is_tracked(batch.new_record("k", b"{}", "", "now"))
