@@ -1,14 +1,21 @@
 """The worker's Python work per table event with and without local apply, no Kafka: for
 instruction counts (``valgrind --tool=cachegrind``) and CPU time, not a bench row.
 
-``python -m bench.kafka_local_probe {local,topic} [events]``: the bench's example floor
+``python -m bench.kafka_local_probe {local,topic} [events] [warm]``: the bench's example floor
 (`bench.workload`, seed 20261129) in batches of 500 as `streams.scaleout.batch.decide` takes
 them, all partitions owned. ``local``: claims applied in the round lane's batch
 (`streams.scaleout.local_apply`). ``topic``: every claim written, then read back and decided by
 the meter lane in a batch of its own (main's path). Both write what the loop writes per batch:
-each output's value and each touched key's state record (`TxLoop._write_state`), and count the
-batch in the worker's metrics (`WorkerMetrics.record`, as `TxLoop.finish` does). Prints the
-events, the meter-claims records and the seconds of CPU. ``BENCH_PROBE_LINES=<file>``: the
+the value of each output it keeps (`coalesced`: a table's last liveness record of the batch,
+not one per input) and each touched key's state record (`Writes.state`), and count the batch in
+the worker's metrics (`WorkerMetrics.record`, as `TxLoop.finish` does). Prints the events, the
+meter-claims records and the seconds of CPU.
+
+As the worker runs (issue 13, branch ``k13-s16``): under the worker's process setting
+(`streams.process.settled_gc`, as ``jackpot kafka worker`` runs; the default collector walked the
+probe's state ~6k instructions an event that the worker never pays), and with each input's
+partition found before the count starts (the broker places the worker's inputs; Kafka's hash in
+Python was ~11.7k instructions an input, counted as the worker's). ``BENCH_PROBE_LINES=<file>``: the
 input lines read from (first written to) that file, so that a cachegrind count holds the
 worker's work and not the simulator's.
 """
@@ -24,11 +31,14 @@ from typing import Any
 
 from bench.workload import events, example_floor, to_line
 from controller.config.floor import FloorConfig
+from controller.fast import hands
 from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.prometheus.worker import WorkerMetrics
+from streams.process import settled_gc
 from streams.scaleout.batch import Batch, decide
 from streams.scaleout.local_apply import LocalApply, key_partition
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
+from streams.scaleout.records import coalesced
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane, PartitionState
 
@@ -72,7 +82,7 @@ def _written(batch: Batch, lanes: dict[str, Lane[Any]], ends: dict[int, int]) ->
     the next offset of each meter-claims partition)."""
     claims = []
     for outputs in batch.outputs.values():
-        for out in outputs:
+        for out in coalesced(outputs):
             if out.topic == NAMES.meter_claims:
                 key = out.key.encode()
                 part = key_partition(key, PARTS)
@@ -117,24 +127,25 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
     states: dict[tuple[str, int], PartitionState[Any]] = {
         (t, p): PartitionState(progress=0) for t in lanes for p in range(PARTS)
     }
-    lines = _lines(config, count)
+    lines = [(key_partition(k, PARTS), k, v) for k, v in _lines(config, count)]
     metrics = WorkerMetrics()
     ends: dict[int, int] = {}
-    written, started = 0, time.process_time()
-    for start in range(0, len(lines), BATCH):
-        msgs = [
-            Consumed((NAMES.table_events, key_partition(k, PARTS)), start + i, k, v)
-            for i, (k, v) in enumerate(lines[start : start + BATCH])
-        ]
-        batch = decide(msgs, lanes, states, local)  # type: ignore[arg-type]
-        _commit(batch, states, metrics)
-        claims = _written(batch, lanes, ends)
-        written += len(claims)
-        if claims:  # the meter lane's batch (main: in a later transaction)
-            claimed = decide(claims, lanes, states)  # type: ignore[arg-type]
-            _commit(claimed, states, metrics)
-            _written(claimed, lanes, ends)
-    return len(lines), written, time.process_time() - started
+    with settled_gc():  # the worker's process setting (module docstring)
+        written, started = 0, time.process_time()
+        for start in range(0, len(lines), BATCH):
+            msgs = [
+                Consumed((NAMES.table_events, part), start + i, k, v)
+                for i, (part, k, v) in enumerate(lines[start : start + BATCH])
+            ]
+            batch = decide(msgs, lanes, states, local)  # type: ignore[arg-type]
+            _commit(batch, states, metrics)
+            claims = _written(batch, lanes, ends)
+            written += len(claims)
+            if claims:  # the meter lane's batch (main: in a later transaction)
+                claimed = decide(claims, lanes, states)  # type: ignore[arg-type]
+                _commit(claimed, states, metrics)
+                _written(claimed, lanes, ends)
+        return len(lines), written, time.process_time() - started
 
 
 def _lines(config: FloorConfig, count: int) -> list[tuple[bytes, bytes]]:
@@ -152,9 +163,17 @@ def _lines(config: FloorConfig, count: int) -> list[tuple[bytes, bytes]]:
 
 
 def main() -> None:
-    """``python -m bench.kafka_local_probe {local,topic} [events]``."""
+    """``python -m bench.kafka_local_probe {local,topic} [events] [warm]``: with ``warm``, the
+    first ``warm`` events decided once before (on state of their own) and the formed-hands memo
+    forgotten (`controller.fast.hands.clear`), so that a count holds a warm worker's work: the
+    names of each hand classification are asked of the reference the first time it is met
+    (~12.7k instructions an event of the 500 -> 3,000 marginal, cold, 2026-12-03), which a
+    worker pays once in its life."""
     mode = sys.argv[1]
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 5_000
+    if len(sys.argv) > 3:
+        run(mode, int(sys.argv[3]))
+        hands.clear()
     done, written, cpu = run(mode, count)
     print(f"{mode}: {done} events, {written} claims written, {cpu:.3f} s CPU")
 

@@ -23,6 +23,14 @@ Where = tuple[str, int]
 #: How long one wait for more records lasts while the previous batch commits (`more`): the
 #: batch goes on at most this long after that commit returned.
 MORE_POLL_S = 0.001
+#: Records decided between two offers of the GIL (`decide`). The previous batch's offsets and
+#: commit run in a thread of their own (`streams.adapters.kafka.transactions.Committing`) and
+#: could not finish while the loop decided: a transactional loop's offsets, measured with
+#: Python work in the main thread for 10 ms, took 10.7 ms against 1.5 ms with ``sleep(0)`` in
+#: it (the switch interval, 5 or 0.5 ms, changed nothing), and the worker waited longer for its
+#: commits than it decided (docs/kafka.md, "Speed", issue 13). ~32 records is ~0.6 ms of
+#: deciding; a ``sleep(0)`` costs ~1 µs.
+YIELD_EVERY = 32
 
 
 class Applier(Protocol):
@@ -86,7 +94,12 @@ def decide(
     batch.records += len(records)
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     where: Where | None = None
+    since = 0  # records decided since the GIL was last offered (`YIELD_EVERY`)
     for message in records:
+        since += 1
+        if since == YIELD_EVERY:
+            since = 0
+            time.sleep(0)  # the GIL offered to the thread committing the previous batch
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset() or 0
         if where is None or where[0] != topic or where[1] != part:
             where = (topic, part)
