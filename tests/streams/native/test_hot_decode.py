@@ -36,45 +36,19 @@ from streams.embedded.lines import _HOT, _struct_payload
 from tests.controller.fast.differential import disturbed_floor
 from tests.streams.door.test_fast_core import as_lines
 from tests.streams.door.test_fast_decode import door_lines, events
+from tests.streams.native.forced import made_with
 
 BUILT = native.current_build()
 pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (make fast)")
 HOT_KINDS = ("round_opened", "wager_placed", "wagers_locked", "decision")
 
 
-def _decoder() -> native.HotHeads:
-    """The decoder as `streams.embedded.lines` makes it, from this build whatever `ENV` says."""
-    assert BUILT is not None
-    state = dict(native._STATE)
-    native._STATE.update(mode=native.Mode(native=True, reason="test"), module=BUILT)
-    try:
-        made = engine_lines._decoder()
-    finally:
-        native._STATE.clear()
-        native._STATE.update(state)
-    assert made is not None
-    return made
+#: the decoder as `streams.embedded.lines` makes it, and `streams.door.hot_lines.hot_decoder`
+#: (``(struct, payload)``, `streams.scaleout`'s), from this build
+DECODE = made_with(BUILT, engine_lines._decoder) if BUILT is not None else None
 
 
-DECODE = _decoder() if BUILT is not None else None
-
-
-def _pairs() -> native.HotDecode:
-    """`streams.door.hot_lines.hot_decoder` (``(struct, payload)``, `streams.scaleout`'s) from
-    this build."""
-    assert BUILT is not None
-    state = dict(native._STATE)
-    native._STATE.update(mode=native.Mode(native=True, reason="test"), module=BUILT)
-    try:
-        made = hot_decoder()
-    finally:
-        native._STATE.clear()
-        native._STATE.update(state)
-    assert made is not None
-    return made
-
-
-PAIRS = _pairs() if BUILT is not None else None
+PAIRS = made_with(BUILT, hot_decoder) if BUILT is not None else None
 
 
 def _agrees(line: bytes) -> bool | None:
@@ -302,7 +276,7 @@ def test_kept_texts_are_the_door_s_whatever_came_before(
     """Lines whose ids, wager names and amounts repeat and differ by a byte, one after another
     through one decoder (a fresh one and the engine's, whose strings earlier tests filled): each
     struct is still the door's; a repeated text is the same string object (kept)."""
-    fresh = _decoder()
+    fresh = made_with(BUILT, engine_lines._decoder)
     seen: dict[str, str] = {}
     for index, (table, round_id, wager, amount) in enumerate(fields):
         line = _wager_line(table, round_id, wager, amount, index)
@@ -318,7 +292,7 @@ def test_kept_texts_are_the_door_s_whatever_came_before(
 def test_kept_texts_start_over_past_their_bound() -> None:
     """More distinct ids than the decoder keeps (4,096), then the first ones again: every struct
     is the door's (a bound that forgot a text must not hand another's)."""
-    fresh = _decoder()
+    fresh = made_with(BUILT, engine_lines._decoder)
     lines = [_wager_line(f"t{n}", f"r{n % 7}", "ante", "5.00", n) for n in range(9_000)]
     for line in lines + lines[:300]:
         decoded = fresh(line)

@@ -36,6 +36,7 @@ from streams.scaleout.table_record import TableRecord
 from tests.controller.fast.differential import simulated
 from tests.strategies_lines import ODD_LINES, line
 from tests.streams.door.test_fast_decode import door_lines
+from tests.streams.native.forced import made_with
 from tests.streams.scaleout.procs_harness import shown
 
 BUILT = native.current_build()
@@ -48,21 +49,7 @@ WRITERS = (line, *ODD_LINES)
 HOT_TYPES = ("round_opened", "wager_placed", "wagers_locked", "decision")
 
 
-def _decoder() -> native.HotDecode:
-    """`hot_lines.hot_decoder` from this build whatever `native.ENV` says."""
-    assert BUILT is not None
-    state = dict(native._STATE)
-    native._STATE.update(mode=native.Mode(native=True, reason="test"), module=BUILT)
-    try:
-        made = hot_lines.hot_decoder()
-    finally:
-        native._STATE.clear()
-        native._STATE.update(state)
-    assert made is not None
-    return made
-
-
-HOT = _decoder() if BUILT is not None else None
+HOT = made_with(BUILT, hot_lines.hot_decoder) if BUILT is not None else None
 
 
 class Counted:
