@@ -124,10 +124,14 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, kind)
     ):
         return None
-    key = (seat, kind, on)
-    if key in current.placed:  # indexed by `_head_of`
+    # indexed by `_head_of`: the key added once, its size saying whether it was there (nothing
+    # below refuses, so an accepted wager's key is added exactly when `add_placed` keeps it)
+    placed = current.placed
+    size = len(placed)
+    placed.add((seat, kind, on))
+    if len(placed) == size:
         return None
-    current.add_read(e, event_id, key)
+    current.add_placed(e, event_id, seat, kind)
     table.last_seq = seq
     s.dirty_tables.add(table_id)
     return (e,)

@@ -129,19 +129,24 @@ class Round:
     def add_wager(self, wager: WagerLike) -> None:
         """Keep a wager the session accepted, with its id, and index it at once when the round
         is indexed up to it (as a decider leaves it): `indexed` then has nothing left to do."""
-        self.add_read(wager, wager.event_id, (wager.seat, wager.wager, wager.on))
+        if self._wagers_seen < len(self.wagers):  # indexed later, by `indexed`
+            self.wagers.append(wager)
+            self.event_ids.add(wager.event_id)
+            return
+        seat, kind = wager.seat, wager.wager
+        self.placed.add((seat, kind, wager.on))
+        self.add_placed(wager, wager.event_id, seat, kind)
 
-    def add_read(self, wager: WagerLike, event_id: str, placed: tuple[int, str, str]) -> None:
-        """`add_wager` of a wager whose id and (seat, wager, on) are already read."""
-        wagers = self.wagers
-        wagers.append(wager)
+    def add_placed(self, wager: WagerLike, event_id: str, seat: int, kind: str) -> None:
+        """`add_wager` of a wager whose id, seat and kind are already read and whose (seat,
+        wager, on) the caller has just added to ``placed``, on a round indexed up to its wagers
+        (as `hot._head_of` leaves it). The caller adds the key itself so that the one tuple is
+        built and hashed once: its ``add`` is also the duplicate check (`hot.decide_wager`)."""
+        self.wagers.append(wager)
         self.event_ids.add(event_id)
-        if self._wagers_seen == len(wagers) - 1:
-            self.placed.add(placed)
-            seat = placed[0]
-            if placed[1] == "ante" and seat not in self.antes:
-                self.antes[seat] = wager.amount_cents
-            self._wagers_seen += 1
+        self._wagers_seen += 1
+        if kind == "ante" and seat not in self.antes:
+            self.antes[seat] = wager.amount_cents
 
     def add_decision(self, decision: DecisionLike) -> None:
         """Keep a decision the session accepted, as `add_wager` keeps a wager."""
