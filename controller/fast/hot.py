@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 from controller.fast.contribution import BUILD
 from controller.fast.meter_record import Meter
 from controller.fast.payouts import apply_hit, pending_hit
-from controller.fast.records import Round, Table
+from controller.fast.records import Round, SettledWager, Table
 from controller.fast.settle_gate import sure_steps
-from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
@@ -115,8 +114,10 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
     seat, kind, on = e.seat, e.wager, e.on
     if current.phase != "open" or rules is None or not 1 <= seat <= facts.seats:
         return None
+    cents = None  # a linked wager's, read for its check and kept for the lock
     if kind in facts.links:
-        if e.amount_cents != facts.units.get(kind):
+        cents = e.amount_cents
+        if cents != facts.units.get(kind):
             return None
     elif kind not in rules.base_wagers:
         return None
@@ -131,7 +132,7 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
     placed.add((seat, kind, on))
     if len(placed) == size:
         return None
-    current.add_placed(e, event_id, seat, kind)
+    current.add_placed(e, event_id, (seat, kind, on), cents)
     table.last_seq = seq
     s.dirty_tables.add(table_id)
     return (e,)
@@ -152,9 +153,8 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     # meter_id -> (rates, record, the meter's amount as the lock's earlier contributions leave
     # it, its next sequence number)
     meters: dict[str, list[Any]] = {}
-    # each wager's fields read once (a struct's ``amount_cents`` is a property)
-    priced: list[tuple[WagerLike, str, int, str, Meter, int, int, int, int]] = []
-    for wager in current.wagers:
+    priced: list[tuple[SettledWager, str, int, str, Meter, int, int, int, int]] = []
+    for wager in current.settled_wagers():  # read when accepted, their cents kept for settling
         kind = wager.wager
         meter_id = links.get(kind)
         if meter_id is None:

@@ -46,6 +46,31 @@ _CONTRIBUTION_FIELDS = frozenset(
 _TABLE_SLOTS: Final = ("last_seq", "round", "table_id")
 
 
+class SettledWager:
+    """A wager of the round as the lock and the settlement read it (`Round.settled_wagers`): its
+    seat, kind and target read once; its amount in cents read when first asked (a struct's
+    ``amount_cents`` is a property)."""
+
+    __slots__ = ("_cents", "on", "seat", "source", "wager")
+
+    def __init__(
+        self, source: WagerLike, seat: int, wager: str, on: str, cents: int | None = None
+    ) -> None:
+        self.source = source
+        self.seat = seat
+        self.wager = wager
+        self.on = on
+        self._cents = cents  # None: not read yet
+
+    @property
+    def amount_cents(self) -> int:
+        """The wager's ``amount_cents``, read from it once."""
+        cents = self._cents
+        if cents is None:
+            cents = self._cents = self.source.amount_cents
+        return cents
+
+
 class Round:
     """A round in play. ``antes``, ``placed`` and ``actions`` index the wagers and decisions so
     the hot checks need no scan; they are derived, never frozen, and brought up to date only when
@@ -63,6 +88,7 @@ class Round:
         "phase",
         "placed",
         "round_id",
+        "settled",
         "wagers",
     )
 
@@ -77,6 +103,8 @@ class Round:
         self.antes: dict[int, int] = {}
         self.placed: set[tuple[int, str, str]] = set()
         self.actions: dict[int, list[str]] = {}
+        # ``settled[i]`` is ``wagers[i]`` read (`settled_wagers`), for a prefix of the wagers
+        self.settled: list[SettledWager] = []
         self._wagers_seen = 0
         self._decisions_seen = 0
 
@@ -134,19 +162,39 @@ class Round:
             self.event_ids.add(wager.event_id)
             return
         seat, kind = wager.seat, wager.wager
-        self.placed.add((seat, kind, wager.on))
-        self.add_placed(wager, wager.event_id, seat, kind)
+        key = (seat, kind, wager.on)
+        self.placed.add(key)
+        self.add_placed(wager, wager.event_id, key, None)
 
-    def add_placed(self, wager: WagerLike, event_id: str, seat: int, kind: str) -> None:
-        """`add_wager` of a wager whose id, seat and kind are already read and whose (seat,
-        wager, on) the caller has just added to ``placed``, on a round indexed up to its wagers
-        (as `hot._head_of` leaves it). The caller adds the key itself so that the one tuple is
-        built and hashed once: its ``add`` is also the duplicate check (`hot.decide_wager`)."""
-        self.wagers.append(wager)
+    def add_placed(
+        self, wager: WagerLike, event_id: str, key: tuple[int, str, str], cents: int | None
+    ) -> None:
+        """`add_wager` of a wager whose id, (seat, wager, on) ``key`` and, if read, cents are
+        already read, and whose key the caller has just added to ``placed``, on a round indexed
+        up to its wagers (as `hot._head_of` leaves it). The caller adds the key itself so that
+        the one tuple is built and hashed once: its ``add`` is also the duplicate check
+        (`hot.decide_wager`). The fields read are kept as its `SettledWager`, which the lock and
+        the settlement read (`settled_wagers`) instead of reading the struct again."""
+        seat, kind, on = key
+        wagers, settled = self.wagers, self.settled
+        read = None
+        if len(settled) == len(wagers):  # the prefix stays whole
+            read = SettledWager(wager, seat, kind, on, cents)
+            settled.append(read)
+        wagers.append(wager)
         self.event_ids.add(event_id)
         self._wagers_seen += 1
         if kind == "ante" and seat not in self.antes:
-            self.antes[seat] = wager.amount_cents
+            self.antes[seat] = wager.amount_cents if read is None else read.amount_cents
+
+    def settled_wagers(self) -> list[SettledWager]:
+        """Every wager of the round, in the order placed, as a `SettledWager`: those kept when
+        accepted (`add_placed`), the rest (a replay's, the reference's) read now and kept too.
+        The caller must not change the list."""
+        settled, wagers = self.settled, self.wagers
+        if len(settled) < len(wagers):
+            settled.extend(SettledWager(w, w.seat, w.wager, w.on) for w in wagers[len(settled) :])
+        return settled
 
     def add_decision(self, decision: DecisionLike) -> None:
         """Keep a decision the session accepted, as `add_wager` keeps a wager."""
