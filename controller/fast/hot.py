@@ -210,14 +210,15 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
 
 
 def decide_decision(s: Session, e: DecisionMade) -> Answer:
-    """`check_decision` and `_check_decision_amount`."""
-    head = _head(s, e)
+    """`check_decision` and `_check_decision_amount`, each field read once (as `decide_wager`)."""
+    table_id, seq, event_id = e.table_id, e.seq, e.event_id
+    head = _head_of(s, table_id, e.round_id, seq, event_id)
     if head is None:
         return None
     _, table, current = head
     rules = GAMES.get(current.game)
-    ante = current.antes.get(e.seat)  # indexed by `_head`
-    action = e.action
+    seat, action = e.seat, e.action
+    ante = current.antes.get(seat)  # indexed by `_head_of`
     if current.phase != "locked" or rules is None or ante is None:
         return None
     if (
@@ -226,7 +227,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         and action != "fold"
     ):
         return None
-    earlier = current.actions.get(e.seat)
+    earlier = current.actions.get(seat)
     if earlier:
         if action in rules.option_actions:
             return None
@@ -236,9 +237,9 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.add_decision(e)
-    table.last_seq = e.seq
-    s.dirty_tables.add(e.table_id)
+    current.add_decided(e, event_id, seat, action)
+    table.last_seq = seq
+    s.dirty_tables.add(table_id)
     return (e,)
 
 

@@ -196,13 +196,14 @@ class Round:
             settled.extend(SettledWager(w, w.seat, w.wager, w.on) for w in wagers[len(settled) :])
         return settled
 
-    def add_decision(self, decision: DecisionLike) -> None:
-        """Keep a decision the session accepted, as `add_wager` keeps a wager."""
+    def add_decided(self, decision: DecisionLike, event_id: str, seat: int, action: str) -> None:
+        """Keep a decision the session accepted, whose id, seat and action are already read, as
+        `add_wager` keeps a wager."""
         decisions = self.decisions
         decisions.append(decision)
-        self.event_ids.add(decision.event_id)
+        self.event_ids.add(event_id)
         if self._decisions_seen == len(decisions) - 1:
-            self.actions.setdefault(decision.seat, []).append(decision.action)
+            self.actions.setdefault(seat, []).append(action)
             self._decisions_seen += 1
 
     def freeze(self) -> RoundState:
