@@ -209,7 +209,9 @@ fn same_key(name: &[u8], key: &[u8]) -> bool {
 fn slot_of(fields: Fields, key: &[u8], from: usize) -> Option<usize> {
     let from = from.min(fields.len());
     let (before, after) = fields.split_at(from);
-    let find = |part: &[(&[u8], Ty, Absent, Check)]| part.iter().position(|(name, ..)| same_key(name, key));
+    let find = |part: &[(&[u8], Ty, Absent, Check)]| {
+        part.iter().position(|(name, ..)| same_key(name, key))
+    };
     find(after).map(|at| from + at).or_else(|| find(before))
 }
 
