@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING, Any
 from controller.fast.contribution import BUILD
 from controller.fast.meter_record import Meter
 from controller.fast.payouts import apply_hit, pending_hit
-from controller.fast.records import Round, Table
+from controller.fast.records import Round, SettledWager, Table
 from controller.fast.settle_gate import sure_steps
-from controller.fast.shapes import WagerLike
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
 from controller.model.events import (
@@ -115,8 +114,10 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
     seat, kind, on = e.seat, e.wager, e.on
     if current.phase != "open" or rules is None or not 1 <= seat <= facts.seats:
         return None
+    cents = None  # a linked wager's, read for its check and kept for the lock
     if kind in facts.links:
-        if e.amount_cents != facts.units.get(kind):
+        cents = e.amount_cents
+        if cents != facts.units.get(kind):
             return None
     elif kind not in rules.base_wagers:
         return None
@@ -124,10 +125,14 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
         on != "dealer" or s.config is None or not facts.dealer_allowed(s.config, rules, kind)
     ):
         return None
-    key = (seat, kind, on)
-    if key in current.placed:  # indexed by `_head_of`
+    # indexed by `_head_of`: the key added once, its size saying whether it was there (nothing
+    # below refuses, so an accepted wager's key is added exactly when `add_placed` keeps it)
+    placed = current.placed
+    size = len(placed)
+    placed.add((seat, kind, on))
+    if len(placed) == size:
         return None
-    current.add_read(e, event_id, key)
+    current.add_placed(e, event_id, (seat, kind, on), cents)
     table.last_seq = seq
     s.dirty_tables.add(table_id)
     return (e,)
@@ -148,9 +153,8 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
     # meter_id -> (rates, record, the meter's amount as the lock's earlier contributions leave
     # it, its next sequence number)
     meters: dict[str, list[Any]] = {}
-    # each wager's fields read once (a struct's ``amount_cents`` is a property)
-    priced: list[tuple[WagerLike, str, int, str, Meter, int, int, int, int]] = []
-    for wager in current.wagers:
+    priced: list[tuple[SettledWager, str, int, str, Meter, int, int, int, int]] = []
+    for wager in current.settled_wagers():  # read when accepted, their cents kept for settling
         kind = wager.wager
         meter_id = links.get(kind)
         if meter_id is None:
@@ -206,14 +210,15 @@ def decide_lock(s: Session, e: WagersLocked) -> Answer:
 
 
 def decide_decision(s: Session, e: DecisionMade) -> Answer:
-    """`check_decision` and `_check_decision_amount`."""
-    head = _head(s, e)
+    """`check_decision` and `_check_decision_amount`, each field read once (as `decide_wager`)."""
+    table_id, seq, event_id = e.table_id, e.seq, e.event_id
+    head = _head_of(s, table_id, e.round_id, seq, event_id)
     if head is None:
         return None
     _, table, current = head
     rules = GAMES.get(current.game)
-    ante = current.antes.get(e.seat)  # indexed by `_head`
-    action = e.action
+    seat, action = e.seat, e.action
+    ante = current.antes.get(seat)  # indexed by `_head_of`
     if current.phase != "locked" or rules is None or ante is None:
         return None
     if (
@@ -222,7 +227,7 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         and action != "fold"
     ):
         return None
-    earlier = current.actions.get(e.seat)
+    earlier = current.actions.get(seat)
     if earlier:
         if action in rules.option_actions:
             return None
@@ -232,9 +237,9 @@ def decide_decision(s: Session, e: DecisionMade) -> Answer:
         return None
     if action == "draw" and not 2 <= len(e.discards) <= 5:
         return None
-    current.add_decision(e)
-    table.last_seq = e.seq
-    s.dirty_tables.add(e.table_id)
+    current.add_decided(e, event_id, seat, action)
+    table.last_seq = seq
+    s.dirty_tables.add(table_id)
     return (e,)
 
 

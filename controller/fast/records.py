@@ -46,6 +46,31 @@ _CONTRIBUTION_FIELDS = frozenset(
 _TABLE_SLOTS: Final = ("last_seq", "round", "table_id")
 
 
+class SettledWager:
+    """A wager of the round as the lock and the settlement read it (`Round.settled_wagers`): its
+    seat, kind and target read once; its amount in cents read when first asked (a struct's
+    ``amount_cents`` is a property)."""
+
+    __slots__ = ("_cents", "on", "seat", "source", "wager")
+
+    def __init__(
+        self, source: WagerLike, seat: int, wager: str, on: str, cents: int | None = None
+    ) -> None:
+        self.source = source
+        self.seat = seat
+        self.wager = wager
+        self.on = on
+        self._cents = cents  # None: not read yet
+
+    @property
+    def amount_cents(self) -> int:
+        """The wager's ``amount_cents``, read from it once."""
+        cents = self._cents
+        if cents is None:
+            cents = self._cents = self.source.amount_cents
+        return cents
+
+
 class Round:
     """A round in play. ``antes``, ``placed`` and ``actions`` index the wagers and decisions so
     the hot checks need no scan; they are derived, never frozen, and brought up to date only when
@@ -63,6 +88,7 @@ class Round:
         "phase",
         "placed",
         "round_id",
+        "settled",
         "wagers",
     )
 
@@ -77,6 +103,8 @@ class Round:
         self.antes: dict[int, int] = {}
         self.placed: set[tuple[int, str, str]] = set()
         self.actions: dict[int, list[str]] = {}
+        # ``settled[i]`` is ``wagers[i]`` read (`settled_wagers`), for a prefix of the wagers
+        self.settled: list[SettledWager] = []
         self._wagers_seen = 0
         self._decisions_seen = 0
 
@@ -129,27 +157,53 @@ class Round:
     def add_wager(self, wager: WagerLike) -> None:
         """Keep a wager the session accepted, with its id, and index it at once when the round
         is indexed up to it (as a decider leaves it): `indexed` then has nothing left to do."""
-        self.add_read(wager, wager.event_id, (wager.seat, wager.wager, wager.on))
+        if self._wagers_seen < len(self.wagers):  # indexed later, by `indexed`
+            self.wagers.append(wager)
+            self.event_ids.add(wager.event_id)
+            return
+        seat, kind = wager.seat, wager.wager
+        key = (seat, kind, wager.on)
+        self.placed.add(key)
+        self.add_placed(wager, wager.event_id, key, None)
 
-    def add_read(self, wager: WagerLike, event_id: str, placed: tuple[int, str, str]) -> None:
-        """`add_wager` of a wager whose id and (seat, wager, on) are already read."""
-        wagers = self.wagers
+    def add_placed(
+        self, wager: WagerLike, event_id: str, key: tuple[int, str, str], cents: int | None
+    ) -> None:
+        """`add_wager` of a wager whose id, (seat, wager, on) ``key`` and, if read, cents are
+        already read, and whose key the caller has just added to ``placed``, on a round indexed
+        up to its wagers (as `hot._head_of` leaves it). The caller adds the key itself so that
+        the one tuple is built and hashed once: its ``add`` is also the duplicate check
+        (`hot.decide_wager`). The fields read are kept as its `SettledWager`, which the lock and
+        the settlement read (`settled_wagers`) instead of reading the struct again."""
+        seat, kind, on = key
+        wagers, settled = self.wagers, self.settled
+        read = None
+        if len(settled) == len(wagers):  # the prefix stays whole
+            read = SettledWager(wager, seat, kind, on, cents)
+            settled.append(read)
         wagers.append(wager)
         self.event_ids.add(event_id)
-        if self._wagers_seen == len(wagers) - 1:
-            self.placed.add(placed)
-            seat = placed[0]
-            if placed[1] == "ante" and seat not in self.antes:
-                self.antes[seat] = wager.amount_cents
-            self._wagers_seen += 1
+        self._wagers_seen += 1
+        if kind == "ante" and seat not in self.antes:
+            self.antes[seat] = wager.amount_cents if read is None else read.amount_cents
 
-    def add_decision(self, decision: DecisionLike) -> None:
-        """Keep a decision the session accepted, as `add_wager` keeps a wager."""
+    def settled_wagers(self) -> list[SettledWager]:
+        """Every wager of the round, in the order placed, as a `SettledWager`: those kept when
+        accepted (`add_placed`), the rest (a replay's, the reference's) read now and kept too.
+        The caller must not change the list."""
+        settled, wagers = self.settled, self.wagers
+        if len(settled) < len(wagers):
+            settled.extend(SettledWager(w, w.seat, w.wager, w.on) for w in wagers[len(settled) :])
+        return settled
+
+    def add_decided(self, decision: DecisionLike, event_id: str, seat: int, action: str) -> None:
+        """Keep a decision the session accepted, whose id, seat and action are already read, as
+        `add_wager` keeps a wager."""
         decisions = self.decisions
         decisions.append(decision)
-        self.event_ids.add(decision.event_id)
+        self.event_ids.add(event_id)
         if self._decisions_seen == len(decisions) - 1:
-            self.actions.setdefault(decision.seat, []).append(decision.action)
+            self.actions.setdefault(seat, []).append(action)
             self._decisions_seen += 1
 
     def freeze(self) -> RoundState:

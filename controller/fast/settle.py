@@ -26,8 +26,8 @@ from operator import attrgetter
 from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand
 from controller.fast.hands import cards as shown
-from controller.fast.records import Round
-from controller.fast.settle_check import SettledCards, SettledWager
+from controller.fast.records import Round, SettledWager
+from controller.fast.settle_check import SettledCards
 from controller.fast.settle_ctx import DEALER, Ctx, Qualifying
 from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim

@@ -6,44 +6,22 @@ card is its deck index (`controller.fast.hands.indices`), read once and kept for
 round's hands. `read` answers only when the reference's check passes: for anything the reference
 would refuse it returns None (or raises), and the session lets the reference word the refusal.
 
-The round's wagers are read here once too, each into a `SettledWager` whose fields the settlement
-reads as native attributes: a wager kept by the session is the door's struct or a frozen event,
-whose every field read from compiled code is a lookup by name (~200 instructions; the settlement
-read ~210 of them a round, bench/PROPOSALS.md).
+The round's wagers are read as `SettledWager`s (`Round.settled_wagers`: most made when the wager
+was accepted, from the fields its decider read), whose fields the settlement reads as native
+attributes: a wager kept by the session is the door's struct or a frozen event, whose every field
+read from compiled code is a lookup by name (~200 instructions; the settlement read ~210 of them a
+round, bench/PROPOSALS.md).
 """
 
 from __future__ import annotations
 
 from controller.fast.hands import SPELLED
-from controller.fast.records import Round
-from controller.fast.shapes import WagerLike
+from controller.fast.records import Round, SettledWager
 from controller.fast.tables import TableFacts
 from controller.model.games import GameRules
 from controller.model.table_events import RoundSettled
 
 SIXTH_CARD = 6  # 671a.11(d)(1)(i) and Lunar Poker: a player who bought a sixth card holds six
-
-
-class SettledWager:
-    """A wager of the round as the settlement reads it: its seat, kind and target read once;
-    its amount in cents read when first asked (a struct's ``amount_cents`` is a property)."""
-
-    __slots__ = ("_cents", "on", "seat", "source", "wager")
-
-    def __init__(self, source: WagerLike, seat: int, wager: str, on: str) -> None:
-        self.source = source
-        self.seat = seat
-        self.wager = wager
-        self.on = on
-        self._cents: int | None = None
-
-    @property
-    def amount_cents(self) -> int:
-        """The wager's ``amount_cents``, read from it once."""
-        cents = self._cents
-        if cents is None:
-            cents = self._cents = self.source.amount_cents
-        return cents
 
 
 class SettledCards:
@@ -94,7 +72,7 @@ def read(
     if len(e.dealer) not in rules.dealer_cards:
         return None
     folded = frozenset([d.seat for d in current.decisions if d.action == "fold"])
-    wagers = [SettledWager(w, w.seat, w.wager, w.on) for w in current.wagers]
+    wagers = current.settled_wagers()
     by_kind: dict[str, list[SettledWager]] = {}
     if not _counts_ok(facts, rules, current, e, folded, wagers, by_kind):
         return None

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand, formed
-from controller.fast.records import Round
-from controller.fast.settle_check import SettledCards, SettledWager
+from controller.fast.records import Round, SettledWager
+from controller.fast.settle_check import SettledCards
 from controller.model.games import GAMES, GameRules
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep

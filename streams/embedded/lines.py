@@ -116,17 +116,11 @@ def decide_lines(
         decoded = None if fast is None else fast(line)
         if decoded is not None:  # a hot line, read natively with its payload and head
             known, payload, event_id, table_id, occurred_at = decoded
-            heads = (event_id, table_id, occurred_at)
+            if _refused(out, line, table_id, ctx):
+                continue
+            heads, kind = (event_id, table_id, occurred_at), hot[type(known)]
             _hot_line(
-                out,
-                line,
-                known,
-                hot[type(known)],
-                seen,
-                ctx=ctx,
-                asked=asked,
-                payload=payload,
-                heads=heads,
+                out, line, known, kind, seen, ctx=ctx, asked=asked, payload=payload, heads=heads
             )
             continue
         struct = decode_vouched(line)
@@ -138,13 +132,28 @@ def decide_lines(
             command = table_event(struct)
             decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
         else:
-            head = cast(RoundStruct, struct)
-            payload = _payload(line, head, entry[1])
-            heads = (head.event_id, head.table_id, head.occurred_at)
-            _hot_line(
-                out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads
-            )
+            _door_hot_line(out, line, cast(RoundStruct, struct), entry, seen, ctx=ctx, asked=asked)
     return out
+
+
+def _door_hot_line(
+    out: Decided,
+    line: bytes,
+    head: RoundStruct,
+    entry: tuple[Decider, Plan],
+    seen: dict[str, bytes],
+    *,
+    ctx: Context,
+    asked: bool,
+) -> None:
+    """`_hot_line` of a hot line the door decoded (no native decoder, or one that left the line
+    to the door): the scope checked before the payload is written for nothing."""
+    table_id = head.table_id
+    if _refused(out, line, table_id, ctx):
+        return
+    payload = _payload(line, head, entry[1])
+    heads = (head.event_id, table_id, head.occurred_at)
+    _hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads)
 
 
 def items_of(lines: list[bytes]) -> list[object]:
@@ -190,6 +199,16 @@ class _Reread:
         return parse_json_line(self.line)
 
 
+def _refused(out: Decided, line: bytes, table_id: str, ctx: Context) -> bool:
+    """Whether the submitter's scope refuses a hot line's table (`batch.decide_checked`'s first
+    check): then it is dead-lettered with the line parsed, before anything else is done for it
+    (its payload written, its id de-duplicated, its event decided)."""
+    refusal = ctx.scope(table_id) if ctx.scope is not None else ""
+    if refusal:
+        out.add(*refuse(parse_json_line(line), refusal, ctx.clock), ctx.now)
+    return bool(refusal)
+
+
 def _hot_line(
     out: Decided,
     line: bytes,
@@ -202,16 +221,13 @@ def _hot_line(
     payload: bytes,
     heads: tuple[str, str, str],
 ) -> None:
-    """`batch.decide_item` of the line's item, on its struct (a refusal parses the line):
+    """`batch.decide_item` of the line's item, on its struct, its scope already allowed
+    (`_refused`; a refusal parses the line):
     ``payload`` its record's bytes, ``heads`` its ``event_id``, ``table_id`` and
     ``occurred_at`` (read once, by the native decoder when it ran)."""
     decider = entry[0]
     raw = _Reread(line)
     event_id, table_id, occurred_at = heads
-    refusal = ctx.scope(table_id) if ctx.scope is not None else ""
-    if refusal:
-        out.add(*refuse(raw(), refusal, ctx.clock), ctx.now)
-        return
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
     ahead = vouched_ahead_reason(occurred_at, ctx.latest)

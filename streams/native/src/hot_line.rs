@@ -201,6 +201,20 @@ fn same_key(name: &[u8], key: &[u8]) -> bool {
     name.len() == key.len() && name.first() == key.first() && name == key
 }
 
+/// The index of ``key`` among ``fields`` (whose keys differ), looked for from ``from`` on and
+/// then before it: the same answer as a scan from the start, but a line written with its keys
+/// sorted (as the writer and most tables' clients write them) finds each key at the first or
+/// second try instead of after a scan of the kind's fields.
+#[inline]
+fn slot_of(fields: Fields, key: &[u8], from: usize) -> Option<usize> {
+    let from = from.min(fields.len());
+    let (before, after) = fields.split_at(from);
+    let find = |part: &[(&[u8], Ty, Absent, Check)]| {
+        part.iter().position(|(name, ..)| same_key(name, key))
+    };
+    find(after).map(|at| from + at).or_else(|| find(before))
+}
+
 /// The line's kind: its index in `KINDS` and its fields.
 pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<(usize, Fields)> {
     let kind = members.iter().find_map(|(key, value)| match (key, value) {
@@ -255,8 +269,10 @@ pub(crate) fn members_of(line: &[u8]) -> Option<Members<'_>> {
     let members = Reader { line, at: 0 }.object()?;
     let (kind, fields) = kind_of(&members)?;
     let mut found: [Option<usize>; MAX_KEYS] = [None; MAX_KEYS];
+    let mut next = 0; // the field after the last one found: where a sorted line's key is
     for (index, (key, value)) in members.iter().enumerate() {
-        let slot = fields.iter().position(|(name, ..)| same_key(name, key))?;
+        let slot = slot_of(fields, key, next)?;
+        next = slot + 1;
         let typed = matches!(
             (fields[slot].1, value),
             (Ty::Str, Val::Str(_)) | (Ty::Int, Val::Int(_)) | (Ty::Arr, Val::Arr(_))

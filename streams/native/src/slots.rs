@@ -22,6 +22,20 @@
 //! lock's contributions are such objects, ~3 a line kept until the batch is appended; tracked,
 //! each young collection walked them (bench/PROPOSALS.md, "The hot line's glue"). Any other
 //! value (a list, a tuple, an object) leaves the object tracked.
+//!
+//! The decision is made once, when the object is built: nothing re-tracks it if a slot is later
+//! assigned a container (a slot set through its descriptor or `object.__setattr__` is not seen
+//! here; CPython's own untracked tuples cannot change, and an untracked dict re-tracks itself on
+//! such an insert, which a slot cannot). Such an object could then keep a cycle alive (a leak,
+//! never a crash). So only classes whose slots are never assigned after the build, or assigned
+//! only atomic values, may rely on this builder: the frozen dataclasses it is given (the
+//! engine's `LogRecord`, `Outcome` and `ContributionRecorded`; `Output`, `SourcePos`,
+//! `Processed` and the lanes' states of `streams.scaleout.records.fast_builder`), and `Claim` and
+//! `Heard`
+//! (`streams.scaleout.records.slot_setter`): each of those two gets an object at construction
+//! (its claim, its source position), so it stays tracked, and `Claim.encoded` is later set only
+//! to bytes. A class built here that assigns a container to a slot later must be tracked again
+//! by whoever assigns it (`gc`'s objects cannot be re-tracked from Python: build it another way).
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi;
