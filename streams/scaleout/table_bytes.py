@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from msgspec import Raw
 
 from controller.model.table_events import TableEvent, to_contract
 from controller.snapshot import table_to_dict
 from streams.scaleout.records import FAST_WRITER, dumps
+
+if TYPE_CHECKING:  # that module imports this one
+    from streams.scaleout.table_record import TableRecord
 
 #: Tables whose fragments are kept; past this many the cache starts again (a worker owns a few
 #: hundred tables: only one that moved between workers many times would come near).
@@ -57,10 +60,7 @@ def fragments(cache: Fragments, key: tuple[str, str], events: Sequence[TableEven
     return raws
 
 
-def table_bytes(
-    record: Any,  # a `streams.scaleout.table_record.TableRecord` (that module imports this one)
-    cache: Fragments = _CACHE,
-) -> bytes:
+def table_bytes(record: TableRecord, cache: Fragments = _CACHE) -> bytes:
     """``record``'s changelog value: `reference_bytes`'s bytes (module docstring)."""
     try:
         out = FAST_WRITER.encode(_body(record, cache))
@@ -71,7 +71,7 @@ def table_bytes(
     return reference_bytes(record)
 
 
-def _body(record: Any, cache: Fragments) -> dict[str, object]:
+def _body(record: TableRecord, cache: Fragments) -> dict[str, object]:
     """`reference_bytes`'s document, its wagers and decisions as kept fragments."""
     table = record.table
     current = table.round
@@ -100,7 +100,7 @@ def _body(record: Any, cache: Fragments) -> dict[str, object]:
     return body
 
 
-def reference_bytes(record: Any) -> bytes:
+def reference_bytes(record: TableRecord) -> bytes:
     """The definition of a table record's changelog value (the core's table snapshot dict
     inside; ``owed`` only when some claim is owed, so a record without one reads as before)."""
     body = {
