@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.model.state import TableState
-from controller.snapshot import table_from_dict, table_to_dict
-from streams.scaleout.records import SourcePos, dumps, fast_builder
+from controller.snapshot import table_from_dict
+from streams.scaleout.records import SourcePos, fast_builder
+from streams.scaleout.table_bytes import table_bytes
 
 RECENT_IDS = 64
 
@@ -99,17 +100,10 @@ _record: Final = fast_builder(
 
 
 def table_record_to_bytes(record: TableRecord) -> bytes:
-    """The JSON stored in the ``rounds`` table (the core's table snapshot dict inside; ``owed``
-    only when some claim is owed, so a record without one reads as before)."""
-    body = {
-        "table": table_to_dict(record.table),
-        "partition": record.partition,
-        "offset": record.offset,
-        "recent": [list(pair) for pair in record.recent],
-    }
-    if record.owed:
-        body["owed"] = [list(owed) for owed in record.owed]
-    return dumps(body)
+    """The JSON stored in the ``rounds`` table (`streams.scaleout.table_bytes.reference_bytes`:
+    the core's table snapshot dict inside), each wager and decision encoded once per table
+    (`streams.scaleout.table_bytes.table_bytes`)."""
+    return table_bytes(record)
 
 
 def table_record_from_bytes(payload: bytes) -> TableRecord:

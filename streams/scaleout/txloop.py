@@ -38,7 +38,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.phases import BatchPhases, PhaseLog, stamp
-from streams.adapters.kafka.transactions import Committing, error_text
+from streams.adapters.kafka.transactions import Committer, Committing, error_text
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.scaleout.batch import Batch, Where, decide, more, take, usable
 from streams.scaleout.local_apply import LocalApply
@@ -90,6 +90,7 @@ class TxLoop:
         self.in_transaction = False
         self._started = 0.0  # when the last transaction began (monotonic)
         self._committing: Committing[Batch] | None = None
+        self._committer = Committer()  # the thread the commits run on
         self._writes = Writes(producer, self._lanes)  # the transactions' produce calls
         self._aborted: Committing[Batch] | None = None  # a failed commit `abandon` aborted
         self.committed = 0  # batches of records committed (a worker's failures "in a row")
@@ -187,7 +188,9 @@ class TxLoop:
         self._apply(batch)
         offsets = [TopicPartition(t, p, o) for (t, p), o in batch.progress.items()]
         metadata = self._consumer.consumer_group_metadata()
-        self._committing = Committing(batch, offsets, metadata, self._producer, TXN_S)
+        self._committing = Committing(
+            batch, offsets, metadata, self._producer, TXN_S, committer=self._committer
+        )
         self._committing.start()
 
     def finish(self) -> None:
@@ -279,8 +282,10 @@ class TxLoop:
 
     def close(self) -> None:
         """Close the lag reader, before the consumer is closed (the caller owns the consumer
-        and the producer): an assignment its close delivers is not restored (`Ownership`)."""
+        and the producer): an assignment its close delivers is not restored (`Ownership`);
+        and end the commit thread (`Committer`)."""
         self.owned.close()
+        self._committer.close()
 
     def run(self, stopping: Callable[[], bool], commit_interval: float = 0.0) -> None:
         """Batches until ``stopping()``; a transaction begins as soon as the input is drained

@@ -13,6 +13,7 @@ from confluent_kafka import KafkaError, KafkaException
 
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.codec import Output
+from streams.scaleout import side
 from streams.scaleout.batch import Batch
 from streams.scaleout.heard import Heard
 from streams.scaleout.records import SourcePos
@@ -113,3 +114,18 @@ def test_a_fatal_delivery_error_replaces_the_side_producer() -> None:
 class _Message:
     def key(self) -> bytes:
         return b"tcp-1"
+
+
+def test_the_side_producer_gathers_and_reports_only_failures() -> None:
+    """Its records are gathered (`side.LINGER_MS`: one request per partition, not per record)
+    and only failed deliveries are reported (no call into Python per record delivered)."""
+    configs: list[dict[str, object]] = []
+
+    def make(config: dict[str, object]) -> Any:
+        configs.append(config)
+        return TopicsProducer([])
+
+    SideWriter("fake:9092", "w-side", [LIVENESS], make)
+    assert configs[0]["linger.ms"] == side.LINGER_MS >= 20
+    assert configs[0]["delivery.report.only.error"] is True
+    assert configs[0]["enable.idempotence"] is True
