@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from bench.workload import events, example_floor, to_line
-from controller.model.table_events import WagerPlaced
+from controller.model.table_events import WagerPlaced, to_contract
 from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout import table_bytes as tb
 from streams.scaleout.records import SourcePos
@@ -110,7 +110,7 @@ def test_a_longer_round_encodes_only_its_new_wager(
     ]
     assert pairs
     encoded: list[Any] = []
-    real = tb.to_contract
+    real = to_contract
 
     def counted(event: Any) -> dict[str, object]:
         encoded.append(event)

@@ -40,7 +40,9 @@ def committing(producer: Any, committer: Committer | None, batch: int) -> Commit
 def test_the_loops_commits_run_on_one_thread() -> None:
     """Batch after batch, every commit on the same thread (a thread per commit before)."""
     producer = ThreadsProducer()
-    loop = TxLoop("fake:9092", FakeConsumer([]), cast(Any, producer), [LANE], WorkerMetrics())
+    loop = TxLoop(
+        "fake:9092", cast(Any, FakeConsumer([])), cast(Any, producer), [LANE], WorkerMetrics()
+    )
     loop.owned.states[(T, 0)] = PartitionState({}, 5)
     for offset in range(6, 12):
         batch = Batch(time.monotonic(), progress={(T, 0): offset})
