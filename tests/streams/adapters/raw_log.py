@@ -50,7 +50,7 @@ def rewrite(db: Path, position: int, payload: bytes) -> None:
 
 def set_tail(db: Path, head: int, packed: list[tuple[str, str, bytes]]) -> None:
     """Store ``packed`` as the tail of the row at ``head`` (its chain hash left as it was)."""
-    blob = ENCODE_TAIL(packed) if packed else None
+    blob = ENCODE_TAIL(packed) if packed else 0
     with closing(sqlite3.connect(db)) as raw:
         raw.execute("UPDATE log SET tail = ? WHERE position = ?", (blob, head))
         raw.commit()
@@ -60,6 +60,6 @@ def tails(db: Path) -> list[tuple[int, list[tuple[str, str, bytes]]]]:
     """The rows that hold packed records, as ``(head position, tail records)``."""
     with closing(sqlite3.connect(db)) as raw:
         rows = raw.execute(
-            "SELECT position, tail FROM log WHERE tail IS NOT NULL ORDER BY position"
+            "SELECT position, tail FROM log WHERE typeof(tail) = 'blob' ORDER BY position"
         ).fetchall()
     return [(position, tail_of(position, tail)) for position, tail in rows]
