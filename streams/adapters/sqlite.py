@@ -23,7 +23,6 @@ without a key no snapshot is trusted (`latest` refuses it, so the state is rebui
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -31,13 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.model.errors import (
-    CorruptSnapshot,
     DuplicateRecord,
     LogTampered,
     StoreUnavailable,
 )
-from streams.adapters.chain import GENESIS, snapshot_tag, tag_holds
+from streams.adapters.chain import GENESIS
 from streams.adapters.sqlite_rows import expand, link_row, pack_rows, tail_of
+from streams.adapters.sqlite_snapshots import SqliteSnapshots
 from streams.ports import LogRecord, StoredRecord
 
 _IN_CHUNK = 500  # ids per `payloads_of` query (older SQLite allows 999 parameters)
@@ -60,10 +59,9 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 """
 _READ_CHUNK = 5_000
-_KEEP_SNAPSHOTS = 3
 
 
-class SqliteLog:
+class SqliteLog(SqliteSnapshots):
     """`streams.ports.EventLog` and `SnapshotStore` over one SQLite database file."""
 
     def __init__(
@@ -273,73 +271,6 @@ class SqliteLog:
             sql = f"SELECT dedupe_id, payload FROM log WHERE dedupe_id IN ({marks})"  # noqa: S608
             found.update((str(row[0]), bytes(row[1])) for row in self._query(sql, chunk))
         return found
-
-    def save(self, position: int, blob: bytes) -> None:
-        """Keep a snapshot with its checksum, the chain hash at its position and (with a key)
-        its tag; only the newest few are kept."""
-        checksum = hashlib.sha256(blob).hexdigest()
-        with self._lock:
-            chain = self._chain_at(position) or GENESIS
-            tag = snapshot_tag(self._key, position, chain, blob) if self._key else ""
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
-                "INSERT OR REPLACE INTO snapshots (position, blob, checksum, chain, tag) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (position, blob, checksum, chain, tag),
-            )
-            self._db.execute(
-                "DELETE FROM snapshots WHERE position NOT IN "
-                "(SELECT position FROM snapshots ORDER BY position DESC LIMIT ?)",
-                (_KEEP_SNAPSHOTS,),
-            )
-            self._db.execute("COMMIT")
-
-    def latest(self) -> tuple[int, bytes] | None:
-        """The newest snapshot; CorruptSnapshot if its checksum or tag does not hold or there is
-        no key (rebuild from the log); LogTampered if its tag holds but the log's chain hash at
-        its position is another (the log was rewritten or cut beneath it); StoreUnavailable if
-        the database cannot be read (start-up reads this first: one line, never a traceback)."""
-        try:
-            with self._lock:
-                row = self._db.execute(
-                    "SELECT position, blob, checksum, chain, tag FROM snapshots "
-                    "ORDER BY position DESC LIMIT 1"
-                ).fetchone()
-                logged = None if row is None else self._chain_at(int(row[0]))
-        except sqlite3.Error as exc:
-            msg = f"reading the snapshots in {self.path} failed: {exc}"
-            raise StoreUnavailable(msg) from exc
-        if row is None:
-            return None
-        position, blob, chain = int(row[0]), bytes(row[1]), bytes(row[3] or b"")
-        where = f"snapshot at position {position} in {self.path}"
-        # A tag that holds covers the same bytes as the checksum: the checksum (another pass
-        # over a 63 MB blob at 10,000 tables) is read only to say why a snapshot is refused.
-        if self._key is None or not tag_holds(self._key, position, chain, blob, str(row[4])):
-            if hashlib.sha256(blob).hexdigest() != row[2]:
-                msg = f"{where} fails its checksum"
-            elif self._key is None:
-                msg = f"{where} is not trusted: no snapshot key was given to authenticate it"
-            else:
-                msg = f"{where} fails its authentication (forged, or made under another key)"
-            raise CorruptSnapshot(msg)
-        if logged != chain:  # an authentic snapshot: the log beneath it was rewritten or cut
-            raise LogTampered(position, f"the log differs from what {where} authenticates")
-        return position, blob
-
-    def snapshots(self) -> list[tuple[int, bytes, bool]]:
-        """Every kept snapshot as (position, blob, whether it holds): its checksum and the chain
-        hash it names, and its tag when there is a key (without one the tag is not checked)."""
-        rows = self._query("SELECT position, blob, checksum, chain, tag FROM snapshots", ())
-        out = []
-        for position, blob, checksum, chain, tag in sorted(rows):
-            with self._lock:
-                logged = self._chain_at(int(position))
-            data, named = bytes(blob), bytes(chain or b"")
-            tagged = self._key is None or tag_holds(self._key, int(position), named, data, str(tag))
-            holds = hashlib.sha256(data).hexdigest() == checksum and tagged and logged == named
-            out.append((int(position), data, holds))
-        return out
 
     def close(self) -> None:
         """Close the database; appended records stay."""
