@@ -210,8 +210,9 @@ class SqliteLog(SqliteSnapshots):
 
     def read(self, after: int = 0) -> Iterator[StoredRecord]:
         """Records after ``after`` in order, fetched in chunks so a long log streams; rows
-        expanded into their records (the first row read is the one holding ``after + 1``)."""
-        first = self._query("SELECT MAX(position) FROM log WHERE position <= ?", (after + 1,))
+        expanded into their records (the first row read is the one holding ``after``: its tail
+        may hold ``after + 1``; ``after + 1`` itself may not fit SQLite's INTEGER)."""
+        first = self._query("SELECT MAX(position) FROM log WHERE position <= ?", (after,))
         position = int(first[0][0] or 1) - 1
         while True:
             rows = self._query(

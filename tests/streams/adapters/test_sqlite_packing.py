@@ -78,6 +78,7 @@ def test_a_duplicate_in_a_packed_batch_appends_nothing(tmp_path: Path) -> None:
         assert log.append([LogRecord("m", b"x")]) == 3  # a batch of derived records: one row
         assert log.head() == 3
         assert log.verify() == 3
+        assert list(log.read(2**63 - 1)) == []  # the last INTEGER: one more does not fit
     finally:
         log.close()
 
