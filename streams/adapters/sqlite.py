@@ -7,19 +7,22 @@ an acknowledged append survives power loss, not only a killed process.
 ::
 
     log(position INTEGER PRIMARY KEY, key TEXT, payload BLOB, dedupe_id TEXT UNIQUE,
-        received_at TEXT, chain BLOB)
+        received_at TEXT, chain BLOB, tail BLOB)
     snapshots(position INTEGER PRIMARY KEY, blob BLOB, checksum TEXT, chain BLOB, tag TEXT)
 
-Tamper evidence (`streams.adapters.chain`): every record's ``chain`` hashes the one before it
-and its own bytes; `verify` walks it (start-up from its snapshot's position, the background full
-check and `jackpot verify` from the first record). A snapshot names the chain hash at its
-position and, with a ``snapshot_key``, carries an HMAC tag; without a key no snapshot is trusted
-(`latest` refuses it, so the state is rebuilt from the log).
+A row is one record and the records without a dedupe id appended right after it (its ``tail``,
+`streams.adapters.sqlite_rows`: positions, reads and the chain are exactly those of one record a
+row; a log written one record a row reads and appends as it did).
+
+Tamper evidence (`streams.adapters.chain`): every record's chain hash covers the one before it
+and its own bytes (a row stores its last record's); `verify` walks it (start-up from its
+snapshot's position, the background full check and `jackpot verify` from the first record). A
+snapshot names the chain hash at its position and, with a ``snapshot_key``, carries an HMAC tag;
+without a key no snapshot is trusted (`latest` refuses it, so the state is rebuilt from the log).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Collection, Iterator, Sequence
@@ -27,12 +30,13 @@ from pathlib import Path
 from typing import Any
 
 from controller.model.errors import (
-    CorruptSnapshot,
     DuplicateRecord,
     LogTampered,
     StoreUnavailable,
 )
-from streams.adapters.chain import GENESIS, link, snapshot_tag, tag_holds
+from streams.adapters.chain import GENESIS
+from streams.adapters.sqlite_rows import expand, link_row, pack_rows, tail_of
+from streams.adapters.sqlite_snapshots import SqliteSnapshots
 from streams.ports import LogRecord, StoredRecord
 
 _IN_CHUNK = 500  # ids per `payloads_of` query (older SQLite allows 999 parameters)
@@ -43,7 +47,8 @@ CREATE TABLE IF NOT EXISTS log (
     payload BLOB NOT NULL,
     dedupe_id TEXT UNIQUE,
     received_at TEXT NOT NULL DEFAULT '',
-    chain BLOB
+    chain BLOB,
+    tail BLOB
 );
 CREATE TABLE IF NOT EXISTS snapshots (
     position INTEGER PRIMARY KEY,
@@ -54,15 +59,19 @@ CREATE TABLE IF NOT EXISTS snapshots (
 );
 """
 _READ_CHUNK = 5_000
-_KEEP_SNAPSHOTS = 3
 
 
-class SqliteLog:
+class SqliteLog(SqliteSnapshots):
     """`streams.ports.EventLog` and `SnapshotStore` over one SQLite database file."""
 
-    def __init__(self, path: str | Path, *, snapshot_key: bytes | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, snapshot_key: bytes | None = None, pack: bool = True
+    ) -> None:
+        """``pack=False`` writes one record a row, as before issue 14 (the differential tests'
+        reference; reading does not depend on it)."""
         self.path = Path(path)
         self._key = snapshot_key
+        self._pack = pack
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         try:
@@ -81,6 +90,8 @@ class SqliteLog:
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(log)")}
         if "received_at" not in columns:
             self._db.execute("ALTER TABLE log ADD COLUMN received_at TEXT NOT NULL DEFAULT ''")
+        if "tail" not in columns:
+            self._db.execute("ALTER TABLE log ADD COLUMN tail BLOB")
         if "chain" not in columns:
             self._db.execute("ALTER TABLE log ADD COLUMN chain BLOB")
             self._chain_all()
@@ -95,17 +106,30 @@ class SqliteLog:
         previous = GENESIS
         self._db.execute("BEGIN IMMEDIATE")
         rows = self._db.execute(
-            "SELECT position, key, dedupe_id, received_at, payload FROM log ORDER BY position"
+            "SELECT position, key, dedupe_id, received_at, payload, tail FROM log ORDER BY position"
         ).fetchall()
-        for position, key, dedupe, received, payload in rows:
-            previous = link(previous, position, (key, dedupe or "", received), bytes(payload))
-            self._db.execute("UPDATE log SET chain = ? WHERE position = ?", (previous, position))
+        for row in rows:
+            previous = link_row(previous, row[:5], tail_of(row[0], row[5]))
+            self._db.execute("UPDATE log SET chain = ? WHERE position = ?", (previous, row[0]))
         self._db.execute("COMMIT")
 
     def _chain_at(self, position: int) -> bytes | None:
-        """The chain hash stored at ``position`` (None: no such record, or none stored)."""
-        row = self._db.execute("SELECT chain FROM log WHERE position = ?", (position,)).fetchone()
-        return None if row is None or row[0] is None else bytes(row[0])
+        """The chain hash at ``position`` (None: no such record, or none stored): stored at a
+        row's last record; inside a tail, linked on from the row before (snapshots are taken
+        between appends, at a row's end, so that is for completeness)."""
+        row = self._db.execute(
+            "SELECT position, key, dedupe_id, received_at, payload, tail, chain FROM log "
+            "WHERE position <= ? ORDER BY position DESC LIMIT 1",
+            (position,),
+        ).fetchone()
+        if row is None or row[6] is None:
+            return None
+        tail = tail_of(row[0], row[5])
+        end = row[0] + len(tail)
+        if position >= end:
+            return bytes(row[6]) if position == end else None
+        before = GENESIS if row[0] == 1 else self._chain_at(row[0] - 1)
+        return None if before is None else link_row(before, row[:5], tail, until=position)
 
     def append(self, batch: Sequence[LogRecord]) -> int:
         """Append atomically, each record chained to the one before; DuplicateRecord (and
@@ -115,17 +139,11 @@ class SqliteLog:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 position = self._head_unlocked()
-                rows = []
-                for record in batch:
-                    position += 1
-                    dedupe = record.dedupe_id
-                    fields = (record.key, dedupe, record.received_at)
-                    last = link(last, position, fields, record.payload)
-                    row = (position, record.key, record.payload, dedupe or None)
-                    rows.append((*row, record.received_at, last))
+                rows, last = pack_rows(batch, position, last, pack=self._pack)
+                position += len(batch)
                 self._db.executemany(
-                    "INSERT INTO log (position, key, payload, dedupe_id, received_at, chain) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO log (position, key, payload, dedupe_id, received_at, chain, "
+                    "tail) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
                 self._db.execute("COMMIT")
@@ -150,25 +168,40 @@ class SqliteLog:
         """Walk the hash chain from ``after`` (0: the first record) to the head; the number of
         records checked. LogTampered naming the first record that does not hold: its hash, or a
         gap or repeat in the positions (a record removed or inserted)."""
-        previous = GENESIS if after == 0 else self._stored_chain(after)
-        expected, checked = after + 1, 0
+        expected, previous = self._walk_from(after)
         while True:
             rows = self._query(
-                "SELECT position, key, dedupe_id, received_at, payload, chain FROM log "
+                "SELECT position, key, dedupe_id, received_at, payload, tail, chain FROM log "
                 "WHERE position > ? ORDER BY position LIMIT ?",
                 (expected - 1, _READ_CHUNK),
             )
             if not rows:
-                return checked
-            for position, key, dedupe, received, payload, chain in rows:
+                return expected - 1 - after
+            for row in rows:
+                position = row[0]
                 if position != expected:
                     raise LogTampered(expected, f"record {expected} is missing")
-                previous = link(previous, position, (key, dedupe or "", received), bytes(payload))
-                if chain is None or bytes(chain) != previous:
-                    raise LogTampered(position, "the record or one before it was altered")
-                expected, checked = expected + 1, checked + 1
+                tail = tail_of(position, row[5])
+                previous = link_row(previous, row[:5], tail)
+                if row[6] is None or bytes(row[6]) != previous:
+                    where = f" (or one packed with it, to {position + len(tail)})" if tail else ""
+                    raise LogTampered(position, f"the record{where} or one before it was altered")
+                expected += 1 + len(tail)
+
+    def _walk_from(self, after: int) -> tuple[int, bytes]:
+        """Where `verify` starts: the row after ``after`` and the chain hash before it, or the
+        row whose tail holds ``after`` (its records up to ``after`` walked again)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT position, tail FROM log WHERE position <= ? ORDER BY position DESC LIMIT 1",
+                (after,),
+            ).fetchone()
+        inside = row is not None and after < row[0] + len(tail_of(row[0], row[1]))
+        start = row[0] if inside else after + 1
+        return start, GENESIS if start == 1 else self._stored_chain(start - 1)
 
     def _stored_chain(self, position: int) -> bytes:
+        """The chain hash at ``position`` (a row's end: `restore` walks on from a snapshot)."""
         with self._lock:
             chain = self._chain_at(position)
         if chain is None:
@@ -176,24 +209,31 @@ class SqliteLog:
         return chain
 
     def read(self, after: int = 0) -> Iterator[StoredRecord]:
-        """Records after ``after`` in order, fetched in chunks so a long log streams."""
-        position = after
+        """Records after ``after`` in order, fetched in chunks so a long log streams; rows
+        expanded into their records (the first row read is the one holding ``after``: its tail
+        may hold ``after + 1``; ``after + 1`` itself may not fit SQLite's INTEGER)."""
+        first = self._query("SELECT MAX(position) FROM log WHERE position <= ?", (after,))
+        position = int(first[0][0] or 1) - 1
         while True:
             rows = self._query(
-                "SELECT position, key, payload, received_at FROM log WHERE position > ? "
+                "SELECT position, key, payload, received_at, tail FROM log WHERE position > ? "
                 "ORDER BY position LIMIT ?",
                 (position, _READ_CHUNK),
             )
             if not rows:
                 return
             for row in rows:
-                yield StoredRecord(row[0], row[1], bytes(row[2]), row[3])
+                yield from expand(row, after)
             position = rows[-1][0]
 
     def head(self) -> int:
         """The last position, 0 when the log is empty."""
-        rows = self._query("SELECT COALESCE(MAX(position), 0) FROM log", ())
-        return int(rows[0][0])
+        try:
+            with self._lock:
+                return self._head_unlocked()
+        except sqlite3.Error as exc:
+            msg = f"reading {self.path} failed: {exc}"
+            raise StoreUnavailable(msg) from exc
 
     def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
         """Run a read; a database failure becomes StoreUnavailable (a 503, not a 500)."""
@@ -205,8 +245,10 @@ class SqliteLog:
             raise StoreUnavailable(msg) from exc
 
     def _head_unlocked(self) -> int:
-        row = self._db.execute("SELECT COALESCE(MAX(position), 0) FROM log").fetchone()
-        return int(row[0])
+        """The last row's position and its tail's length."""
+        row = self._db.execute("SELECT position, tail FROM log ORDER BY position DESC LIMIT 1")
+        row = row.fetchone()
+        return 0 if row is None else int(row[0]) + len(tail_of(int(row[0]), row[1]))
 
     def contains(self, dedupe_id: str) -> bool:
         """Whether a record with this dedupe id is in the log."""
@@ -230,73 +272,6 @@ class SqliteLog:
             sql = f"SELECT dedupe_id, payload FROM log WHERE dedupe_id IN ({marks})"  # noqa: S608
             found.update((str(row[0]), bytes(row[1])) for row in self._query(sql, chunk))
         return found
-
-    def save(self, position: int, blob: bytes) -> None:
-        """Keep a snapshot with its checksum, the chain hash at its position and (with a key)
-        its tag; only the newest few are kept."""
-        checksum = hashlib.sha256(blob).hexdigest()
-        with self._lock:
-            chain = self._chain_at(position) or GENESIS
-            tag = snapshot_tag(self._key, position, chain, blob) if self._key else ""
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
-                "INSERT OR REPLACE INTO snapshots (position, blob, checksum, chain, tag) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (position, blob, checksum, chain, tag),
-            )
-            self._db.execute(
-                "DELETE FROM snapshots WHERE position NOT IN "
-                "(SELECT position FROM snapshots ORDER BY position DESC LIMIT ?)",
-                (_KEEP_SNAPSHOTS,),
-            )
-            self._db.execute("COMMIT")
-
-    def latest(self) -> tuple[int, bytes] | None:
-        """The newest snapshot; CorruptSnapshot if its checksum or tag does not hold or there is
-        no key (rebuild from the log); LogTampered if its tag holds but the log's chain hash at
-        its position is another (the log was rewritten or cut beneath it); StoreUnavailable if
-        the database cannot be read (start-up reads this first: one line, never a traceback)."""
-        try:
-            with self._lock:
-                row = self._db.execute(
-                    "SELECT position, blob, checksum, chain, tag FROM snapshots "
-                    "ORDER BY position DESC LIMIT 1"
-                ).fetchone()
-                logged = None if row is None else self._chain_at(int(row[0]))
-        except sqlite3.Error as exc:
-            msg = f"reading the snapshots in {self.path} failed: {exc}"
-            raise StoreUnavailable(msg) from exc
-        if row is None:
-            return None
-        position, blob, chain = int(row[0]), bytes(row[1]), bytes(row[3] or b"")
-        where = f"snapshot at position {position} in {self.path}"
-        # A tag that holds covers the same bytes as the checksum: the checksum (another pass
-        # over a 63 MB blob at 10,000 tables) is read only to say why a snapshot is refused.
-        if self._key is None or not tag_holds(self._key, position, chain, blob, str(row[4])):
-            if hashlib.sha256(blob).hexdigest() != row[2]:
-                msg = f"{where} fails its checksum"
-            elif self._key is None:
-                msg = f"{where} is not trusted: no snapshot key was given to authenticate it"
-            else:
-                msg = f"{where} fails its authentication (forged, or made under another key)"
-            raise CorruptSnapshot(msg)
-        if logged != chain:  # an authentic snapshot: the log beneath it was rewritten or cut
-            raise LogTampered(position, f"the log differs from what {where} authenticates")
-        return position, blob
-
-    def snapshots(self) -> list[tuple[int, bytes, bool]]:
-        """Every kept snapshot as (position, blob, whether it holds): its checksum and the chain
-        hash it names, and its tag when there is a key (without one the tag is not checked)."""
-        rows = self._query("SELECT position, blob, checksum, chain, tag FROM snapshots", ())
-        out = []
-        for position, blob, checksum, chain, tag in sorted(rows):
-            with self._lock:
-                logged = self._chain_at(int(position))
-            data, named = bytes(blob), bytes(chain or b"")
-            tagged = self._key is None or tag_holds(self._key, int(position), named, data, str(tag))
-            holds = hashlib.sha256(data).hexdigest() == checksum and tagged and logged == named
-            out.append((int(position), data, holds))
-        return out
 
     def close(self) -> None:
         """Close the database; appended records stay."""

@@ -7,7 +7,6 @@ commitment published before it, without the key; a log whose reveal was altered 
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from streams.cli import main, verify
 from streams.embedded.engine import EmbeddedController
 from streams.live.feed import LiveFeed
 from tests.controller.test_mystery import MYSTERY
+from tests.streams.adapters.raw_log import records, rewrite
 from tests.streams.embedded.test_mystery_engine import KEY, rounds
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "pa-three-card-poker-mystery.toml"
@@ -60,16 +60,10 @@ def test_an_altered_reveal_fails_the_audit(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db, _ = ingest(tmp_path)
-    with sqlite3.connect(db) as conn:
-        position, payload = conn.execute(
-            "SELECT position, payload FROM log "
-            "WHERE CAST(payload AS TEXT) LIKE '%mystery_revealed%' LIMIT 1"
-        ).fetchone()
-        forged = json.loads(payload)
-        forged["trigger_cents"] += 1
-        conn.execute(
-            "UPDATE log SET payload = ? WHERE position = ?", (json.dumps(forged).encode(), position)
-        )
+    position, payload = next((p, v) for p, v in records(db) if b"mystery_revealed" in v)
+    forged = json.loads(payload)
+    forged["trigger_cents"] += 1
+    rewrite(db, position, json.dumps(forged).encode())
     capsys.readouterr()
     assert main(["mystery-audit", "--db", str(db)]) == 1
     assert "FAIL" in capsys.readouterr().out

@@ -20,6 +20,7 @@ from streams.adapters.sqlite import SqliteLog
 from streams.cli import reconcile as reconcile_cli
 from streams.codec import decode
 from streams.embedded.engine import EmbeddedController
+from tests.streams.adapters.raw_log import set_tail, tails
 from tests.streams.http.support import CONFIG, event, full_round, opening
 
 DAY = ["--day-starts", "06:00", "--utc-offset=+00:00"]
@@ -138,6 +139,8 @@ def test_a_report_that_left_records_out_exits_non_zero(
         text = bytes(payload[0]).replace(rejected.occurred_at.encode(), b"9999-12-31T00:00:00Z")
         raw.execute("UPDATE log SET payload = ? WHERE position = ?", (text, position))
         raw.commit()
+    for head, packed in tails(db):  # the records packed in a row too (issue 14)
+        set_tail(db, head, [(key, "", payload) for key, _, payload in packed])
     code, out, _ = _reconcile(db, capsys, "--gaming-day", "2026-11-29", *DAY)
     document = json.loads(out)
     assert code == 1

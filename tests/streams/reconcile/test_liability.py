@@ -13,9 +13,7 @@ import io
 import json
 import random
 import shutil
-import sqlite3
 from collections import defaultdict
-from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ from streams.cli import reconcile as reconcile_cli
 from streams.cli.simulate import sim_tables
 from streams.embedded.engine import EmbeddedController
 from streams.sim.floor import AKQ_SPADES, COMMUNITY_ROYAL, FloorSimulator, ForcedHands
+from tests.streams.adapters.raw_log import records, rewrite
 from tests.streams.reconcile.test_service import sub
 
 CONFIG = Path(__file__).resolve().parents[3] / "examples" / "pa-three-card-poker.toml"
@@ -81,9 +80,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def raw_flows(db: Path) -> dict[tuple[str, str], dict[str, int]]:
     """Per (gaming day, meter), the flows summed from the payloads."""
     flows: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: dict.fromkeys(FIELDS, 0))
-    with closing(sqlite3.connect(db)) as connection:
-        rows = connection.execute("SELECT payload FROM log ORDER BY position").fetchall()
-    for (payload,) in rows:
+    for _, payload in records(db):
         e = json.loads(payload)
         if "meter_id" not in e:
             continue
@@ -191,18 +188,12 @@ def test_a_tampered_hit_makes_its_line_differ(
 ) -> None:
     copy = tmp_path / "tampered.db"
     shutil.copy(db, copy)
-    with closing(sqlite3.connect(copy)) as connection:
-        rows = connection.execute("SELECT position, payload FROM log ORDER BY position").fetchall()
-        # The last hit: a later one would record the meter's absolute value again.
-        position, payload = [
-            (p, json.loads(v)) for p, v in rows if json.loads(v)["type"] == "progressive_hit"
-        ][-1]
-        payload["meter_after_sub"] += 1_000_000  # one cent appears on the meter
-        connection.execute(
-            "UPDATE log SET payload = ? WHERE position = ?",
-            (json.dumps(payload).encode(), position),
-        )
-        connection.commit()
+    # The last hit: a later one would record the meter's absolute value again.
+    position, payload = [
+        (p, json.loads(v)) for p, v in records(copy) if json.loads(v)["type"] == "progressive_hit"
+    ][-1]
+    payload["meter_after_sub"] += 1_000_000  # one cent appears on the meter
+    rewrite(copy, position, json.dumps(payload).encode())
     assert liability(copy, *DAYS, "--format", "csv") == 1
     rows_out = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     differing = [r for r in rows_out if r["balanced"] == "NO"]

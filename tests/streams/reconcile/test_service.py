@@ -14,11 +14,9 @@ import io
 import json
 import random
 import shutil
-import sqlite3
 import warnings
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +46,7 @@ from streams.sim.floor import (
     FloorSimulator,
     ForcedHands,
 )
+from tests.streams.adapters.raw_log import records, rewrite
 
 with warnings.catch_warnings():
     # Starlette 1.x warns when only `httpx` (not `httpx2`) is installed; see http_support.py.
@@ -141,9 +140,7 @@ class Meter:
 def raw_sums(db: Path, before: str | None = None) -> dict[str, Meter]:
     """Per meter, from the payloads (only those stamped before ``before`` if given)."""
     meters: dict[str, Meter] = defaultdict(Meter)
-    with closing(sqlite3.connect(db)) as connection:
-        rows = connection.execute("SELECT payload FROM log ORDER BY position").fetchall()
-    for (payload,) in rows:
+    for _, payload in records(db):
         e = json.loads(payload)
         if before is not None and datetime.fromisoformat(
             e["occurred_at"]
@@ -403,16 +400,13 @@ def test_a_tampered_hit_in_the_log_is_flagged_at_its_position(
 ) -> None:
     copy = tmp_path / "tampered.db"
     shutil.copy(db, copy)
-    with closing(sqlite3.connect(copy)) as connection, connection:
-        rows = connection.execute("SELECT position, payload FROM log ORDER BY position")
-        position, hit = next(
-            (p, e)
-            for p, e in ((p, json.loads(b)) for p, b in rows)
-            if e["type"] == "progressive_hit"
-        )
-        hit["meter_before_sub"] += SUB  # a hit priced from a meter one cent higher
-        tampered = json.dumps(hit, separators=(",", ":"), sort_keys=True).encode()
-        connection.execute("UPDATE log SET payload = ? WHERE position = ?", (tampered, position))
+    position, hit = next(
+        (p, e)
+        for p, e in ((p, json.loads(b)) for p, b in records(copy))
+        if e["type"] == "progressive_hit"
+    )
+    hit["meter_before_sub"] += SUB  # a hit priced from a meter one cent higher
+    rewrite(copy, position, json.dumps(hit, separators=(",", ":"), sort_keys=True).encode())
     code, document = report(copy, capsys)
     assert code == 1
     flagged = [f for f in document["findings"] if f["kind"] == "hit"]
