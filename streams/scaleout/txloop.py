@@ -240,7 +240,7 @@ class TxLoop:
         if moved:
             self._transact(Batch(time.monotonic(), progress=moved))
 
-    def _fail(self, exc: KafkaException, records: int, touched: Sequence[Where] = ()) -> None:
+    def _fail(self, exc: Exception, records: int, touched: Sequence[Where] = ()) -> None:
         """Abort the open transaction (if the producer still can) and raise what `failure`
         makes of ``exc``: `Migrated` (go on in place), `Fenced` or StoreUnavailable (rebuild)."""
         self.abandon()
