@@ -6,6 +6,7 @@ the batch aborted, never acknowledged."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any, cast
@@ -148,4 +149,28 @@ def test_the_loop_aborts_a_batch_whose_commit_raised_something_else() -> None:
     assert loop.committed == 0
     assert not loop.in_transaction
     assert loop._metrics.stale_writes.labels("batch")._value.get() == 1
+    loop.close()
+
+
+def test_the_loop_hands_the_gil_to_the_commit_thread_once_the_commit_is_submitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One ``sched_yield`` right after the commit is handed to the committer (its thread has
+    Python to run before librdkafka's call releases the GIL), none before."""
+    producer = ThreadsProducer()
+    loop = TxLoop(
+        "fake:9092", cast(Any, FakeConsumer([])), cast(Any, producer), [LANE], WorkerMetrics()
+    )
+    loop.owned.states[(T, 0)] = PartitionState({}, 5)
+    submitted: list[bool] = []
+    monkeypatch.setattr(
+        os,
+        "sched_yield",
+        lambda: submitted.append(loop._committing is not None and loop._committing._started),
+    )
+    batch = Batch(time.monotonic(), progress={(T, 0): 6})
+    batch.records = 1
+    loop._transact(batch)
+    assert submitted == [True]
+    loop.finish()
     loop.close()
