@@ -5,6 +5,7 @@ Nothing is written here: the loop produces a decided batch in one transaction.""
 from __future__ import annotations
 
 import logging
+import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,10 +27,13 @@ MORE_POLL_S = 0.001
 #: Records decided between two offers of the GIL (`decide`). The previous batch's offsets and
 #: commit run in a thread of their own (`streams.adapters.kafka.transactions.Committing`) and
 #: could not finish while the loop decided: a transactional loop's offsets, measured with
-#: Python work in the main thread for 10 ms, took 10.7 ms against 1.5 ms with ``sleep(0)`` in
-#: it (the switch interval, 5 or 0.5 ms, changed nothing), and the worker waited longer for its
-#: commits than it decided (docs/kafka.md, "Speed", issue 13). ~32 records is ~0.6 ms of
-#: deciding; a ``sleep(0)`` costs ~1 µs.
+#: Python work in the main thread for 10 ms, took 10.7 ms against 1.5 ms with the GIL offered
+#: in it (the switch interval, 5 or 0.5 ms, changed nothing), and the worker waited longer for
+#: its commits than it decided (docs/kafka.md, "Speed", issue 13). ~32 records is ~0.6 ms of
+#: deciding. The offer is ``os.sched_yield()`` (the GIL released, the CPU kept unless another
+#: thread is runnable: ~1 µs), not ``time.sleep(0)``, which sleeps on a timer until the next
+#: tick: ~85 µs of wall time and ~23 µs of CPU each on this host, ~15 a full batch, ~2.5 µs of
+#: the loop's CPU an event at full throughput (issue 13, branch ``k13-s18``).
 YIELD_EVERY = 32
 
 
@@ -99,7 +103,7 @@ def decide(
         since += 1
         if since == YIELD_EVERY:
             since = 0
-            time.sleep(0)  # the GIL offered to the thread committing the previous batch
+            os.sched_yield()  # the GIL offered to the thread committing the previous batch
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset() or 0
         if where is None or where[0] != topic or where[1] != part:
             where = (topic, part)

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from confluent_kafka import KafkaException
-
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.transactions import MIGRATION_CODES, error_text, fencing, migration
 from streams.scaleout.batch import Where
@@ -39,11 +37,12 @@ class Migrated(StoreUnavailable):
 
 
 def failure(
-    exc: KafkaException, records: int, touched: Sequence[Where], abort_failed: bool
+    exc: Exception, records: int, touched: Sequence[Where], abort_failed: bool
 ) -> StoreUnavailable:
     """What to raise for a transaction that failed with ``exc`` and was then aborted:
     `Migrated` when the abort went through (not ``abort_failed``) and the error allows going on
-    in place, `Fenced` when the broker says another owner took over, else StoreUnavailable."""
+    in place, `Fenced` when the broker says another owner took over, else StoreUnavailable (a
+    failure that is no Kafka error too: a rebuild, as for an unknown Kafka error)."""
     in_place = migration(exc)
     if in_place is not None and not abort_failed:
         how = "migrated" if in_place.code() in MIGRATION_CODES else "aborted in place"

@@ -48,6 +48,7 @@ from streams.adapters.kafka.topics import TopicNames, partition_counts
 from streams.adapters.kafka.transactions import group_consumer, transactional_producer
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.embedded.mystery import load_key
+from streams.process import settled_gc
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
@@ -231,10 +232,14 @@ def run(settings: WorkerSettings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m streams.scaleout.worker --prefix P --config FLOOR.toml``."""
+    """``python -m streams.scaleout.worker --prefix P --config FLOOR.toml``: as ``jackpot kafka
+    worker``, the collector settled (`streams.process.settled_gc`): the bench's "kafka" row and
+    the integration tests run this entry, which ran with CPython's default thresholds (~2% of
+    the decide's CPU on `bench.kafka_local_probe`'s batches, issue 13)."""
     parser = argparse.ArgumentParser(prog="python -m streams.scaleout.worker", description=__doc__)
     add_arguments(parser)
-    return run(settings_from(parser.parse_args(argv)))
+    with settled_gc():  # as `streams.cli.kafka.handle_worker`
+        return run(settings_from(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":

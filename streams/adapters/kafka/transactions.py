@@ -193,10 +193,11 @@ class Committer:
 class Committing(Generic[B]):
     """A batch's offsets sent into its transaction and the transaction committed, off the loop's
     thread (librdkafka's calls block without the GIL): the worker's loop decides the next
-    batch meanwhile. Retriable errors (a coordinator moving, a timeout) are retried; anything
-    else is kept in ``error`` for the loop (`streams.scaleout.txloop`). Run by ``committer``'s
-    thread (`Committer`), or without one by a thread of its own; ``join`` and ``is_alive`` as a
-    thread's."""
+    batch meanwhile. Retriable errors (a coordinator moving, a timeout) are retried; any other
+    failure, a Kafka error or not (a bug, a client raising something else), is kept in ``error``
+    for the loop (`streams.scaleout.txloop`), which aborts the batch: a commit that did not
+    return is never acknowledged. Run by ``committer``'s thread (`Committer`, the loop's one);
+    ``join`` and ``is_alive`` as a thread's."""
 
     def __init__(
         self,
@@ -206,22 +207,19 @@ class Committing(Generic[B]):
         producer: Producer,
         timeout: float,
         *,
-        committer: Committer | None = None,
+        committer: Committer,
     ) -> None:
         self.batch, self._offsets, self._metadata = batch, offsets, metadata
         self._producer, self._timeout, self._committer = producer, timeout, committer
-        self.error: KafkaException | None = None
+        self.error: Exception | None = None
         self.offsets_sent = self.committed = 0.0  # when each call returned (`time.time`)
         self._started = False
         self._done = threading.Event()
 
     def start(self) -> None:
-        """Commit on the committer's thread (or a thread of its own)."""
+        """Commit on the committer's thread."""
         self._started = True
-        if self._committer is None:
-            threading.Thread(target=self.run, name="jackpot-commit", daemon=True).start()
-        else:
-            self._committer.submit(self)
+        self._committer.submit(self)
 
     def join(self, timeout: float | None = None) -> None:
         """Wait until the commit is done, at most ``timeout`` seconds."""
@@ -241,7 +239,7 @@ class Committing(Generic[B]):
             self.offsets_sent = time.time()
             _retrying(lambda: self._producer.commit_transaction(self._timeout))
             self.committed = time.time()
-        except KafkaException as exc:
+        except Exception as exc:  # any failure: kept for the loop, which aborts the batch
             self.error = exc
         finally:
             self._done.set()
@@ -254,8 +252,13 @@ def _retrying(call: Callable[[], None]) -> None:
             call()
             return
         except KafkaException as exc:
-            error = exc.args[0]
-            if attempt == COMMIT_TRIES - 1 or not error.retriable() or error.txn_requires_abort():
+            error = exc.args[0] if exc.args else None
+            if (
+                attempt == COMMIT_TRIES - 1
+                or not isinstance(error, KafkaError)
+                or not error.retriable()
+                or error.txn_requires_abort()
+            ):
                 raise
             LOG.warning("transaction: %s; retrying", error_text(exc))
             time.sleep(0.2 * (attempt + 1))

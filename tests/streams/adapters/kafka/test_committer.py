@@ -1,15 +1,20 @@
 """The loop's commits run on one thread (`streams.adapters.kafka.transactions.Committer`), not a
 thread each: in order, with a thread's ``join``/``is_alive`` for the loop, a failure kept for it,
-a stuck commit holding the ones after it, and the thread ended on close."""
+a stuck commit holding the ones after it, and the thread ended on close. A commit needs the
+committer (no thread of its own), and a failure that is no Kafka error is a failed commit too:
+the batch aborted, never acknowledged."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any, cast
 
+import pytest
 from confluent_kafka import KafkaError, KafkaException
 
+from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.transactions import Committer, Committing
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.scaleout.batch import Batch
@@ -33,7 +38,7 @@ class ThreadsProducer(FakeProducer):
         super().commit_transaction(*args)
 
 
-def committing(producer: Any, committer: Committer | None, batch: int) -> Committing[int]:
+def committing(producer: Any, committer: Committer, batch: int) -> Committing[int]:
     return Committing(batch, [], object(), producer, 1.0, committer=committer)
 
 
@@ -97,11 +102,75 @@ def test_a_failure_is_kept_and_the_thread_goes_on() -> None:
     committer.close()
 
 
-def test_without_a_committer_a_thread_of_its_own() -> None:
+def test_a_commit_needs_the_committer() -> None:
+    """No commit starts a thread of its own: the committer is a required argument."""
+    with pytest.raises(TypeError, match="committer"):
+        Committing(1, [], object(), cast(Any, ThreadsProducer()), 1.0)  # type: ignore[call-arg]
+
+
+class BrokenProducer(FakeProducer):
+    """Its commit raises something that is no Kafka error (a bug, a client's own failure)."""
+
+    def commit_transaction(self, *args: Any) -> None:
+        self.calls.append("commit")
+        raise RuntimeError("not a Kafka error")
+
+
+def test_a_failure_that_is_no_kafka_error_is_kept_and_the_thread_goes_on() -> None:
+    producer, committer = BrokenProducer([], None), Committer()
+    failed = committing(producer, committer, 1)
+    failed.start()
+    failed.join(5)
+    assert isinstance(failed.error, RuntimeError)
+    assert failed.committed == 0.0
+    after = committing(FakeProducer([], None), committer, 2)
+    after.start()
+    after.join(5)
+    assert after.error is None
+    assert after.committed > 0
+    committer.close()
+
+
+def test_the_loop_aborts_a_batch_whose_commit_raised_something_else() -> None:
+    """Not acknowledged: the transaction aborted, the batch not counted as committed, and the
+    loop raises StoreUnavailable (the worker rebuilds, or exits for its supervisor)."""
+    calls: list[str] = []
+    producer = BrokenProducer(calls, None)
+    loop = TxLoop(
+        "fake:9092", cast(Any, FakeConsumer([])), cast(Any, producer), [LANE], WorkerMetrics()
+    )
+    loop.owned.states[(T, 0)] = PartitionState({}, 5)
+    batch = Batch(time.monotonic(), progress={(T, 0): 6})
+    batch.records = 1
+    loop._transact(batch)
+    with pytest.raises(StoreUnavailable, match="RuntimeError: not a Kafka error"):
+        loop.finish()
+    assert calls[-2:] == ["commit", "abort"]
+    assert loop.committed == 0
+    assert not loop.in_transaction
+    assert loop._metrics.stale_writes.labels("batch")._value.get() == 1
+    loop.close()
+
+
+def test_the_loop_hands_the_gil_to_the_commit_thread_once_the_commit_is_submitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One ``sched_yield`` right after the commit is handed to the committer (its thread has
+    Python to run before librdkafka's call releases the GIL), none before."""
     producer = ThreadsProducer()
-    alone = committing(producer, None, 1)
-    alone.start()
-    alone.join(5)
-    assert not alone.is_alive()
-    assert alone.committed > 0
-    assert producer.threads[0] is not threading.main_thread()
+    loop = TxLoop(
+        "fake:9092", cast(Any, FakeConsumer([])), cast(Any, producer), [LANE], WorkerMetrics()
+    )
+    loop.owned.states[(T, 0)] = PartitionState({}, 5)
+    submitted: list[bool] = []
+    monkeypatch.setattr(
+        os,
+        "sched_yield",
+        lambda: submitted.append(loop._committing is not None and loop._committing._started),
+    )
+    batch = Batch(time.monotonic(), progress={(T, 0): 6})
+    batch.records = 1
+    loop._transact(batch)
+    assert submitted == [True]
+    loop.finish()
+    loop.close()
