@@ -56,6 +56,7 @@ COMPILED: tuple[str, ...] = (
     "controller.fast.hands",
     "controller.fast.hot",
     "controller.fast.local",
+    "controller.fast.lock",
     "controller.fast.meter_record",
     "controller.fast.payouts",
     "controller.fast.records",

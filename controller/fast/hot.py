@@ -15,10 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from controller.fast.contribution import BUILD
-from controller.fast.meter_record import Meter
+from controller.fast.lock import Priced, price_lock, record_lock
 from controller.fast.payouts import apply_hit, pending_hit
-from controller.fast.records import Round, SettledWager, Table
+from controller.fast.records import Round, Table
 from controller.fast.settle_gate import sure_steps
 from controller.fast.tables import TableFacts
 from controller.meter import HitClaim, decide_meter
@@ -139,74 +138,23 @@ def decide_wager(s: Session, e: WagerPlaced) -> Answer:
 
 
 def decide_lock(s: Session, e: WagersLocked) -> Answer:
-    """The lock and one `ContributionRecorded` per linked wager, priced as `_contributions` and
-    `decide_meter` price them: what would take a meter above its ceiling is carried in its
-    overflow (`controller.ceiling.split_at_ceiling`, NY 5320.8), each wager against the meter as
-    the ones before it left it. Each meter's record and rates are looked up once per lock."""
+    """The lock and one `ContributionRecorded` per linked wager, priced (`price_lock`) before
+    anything is recorded (`record_lock`), so a lock the reference must decide changes nothing."""
     head = _head(s, e)
     if head is None:
         return None
     facts, table, current = head
     if current.phase != "open":
         return None
-    links = facts.links
-    # meter_id -> (rates, record, the meter's amount as the lock's earlier contributions leave
-    # it, its next sequence number)
-    meters: dict[str, list[Any]] = {}
-    priced: list[tuple[SettledWager, str, int, str, Meter, int, int, int, int]] = []
-    for wager in current.settled_wagers():  # read when accepted, their cents kept for settling
-        kind = wager.wager
-        meter_id = links.get(kind)
-        if meter_id is None:
-            continue
-        known = meters.get(meter_id)
-        if known is None:
-            rates = s.meter_def(meter_id)
-            meter = s.meter(meter_id)
-            if rates is None or meter is None or not rates.hot or meter.retired:
-                return None
-            known = meters[meter_id] = [rates, meter, meter.amount_sub, meter.seq]
-        rates = known[0]
-        seq = known[3] = known[3] + 1
-        cents = wager.amount_cents
-        # `contribution_subunits` written out (an interpreted call from here, twice a wager):
-        # cents x ppm is exact in sub-units (649a.12(e)(3))
-        primary = cents * rates.primary_ppm
-        overflow = 0
-        if rates.ceiling is not None:
-            amount = known[2]
-            overflow = primary - max(0, min(primary, rates.ceiling - amount))
-            known[2] = amount + primary - overflow
-        reserve = cents * rates.reserve_ppm
-        priced.append((wager, kind, cents, meter_id, known[1], primary, reserve, overflow, seq))
-    out: list[Event] = [e]
-    table_id, round_id, occurred_at = e.table_id, e.round_id, e.occurred_at
-    contributions = current.contributions
-    contribution = BUILD[0]
-    for wager, kind, cents, meter_id, record, primary, reserve, overflow, seq in priced:
-        event = contribution(
-            meter_id,
-            table_id,
-            round_id,
-            wager.seat,
-            kind,
-            wager.on,
-            cents,
-            primary,
-            reserve,
-            seq,
-            occurred_at,
-            overflow,
-        )
-        out.append(event)
-        # `apply_contribution`: the meter (as `Meter.contribute` of the event: no part of a
-        # lock's contribution is diverted), and the round (this one) remembers it
-        record.contributed(table_id, round_id, primary, reserve, overflow, 0, seq)
-        contributions.append((meter_id, primary, reserve))
+    meters: dict[str, list[Any]] = {}  # meter_id -> as `price_lock` keeps it
+    priced: list[Priced] = []
+    if not price_lock(s, facts.links, current, meters, priced):
+        return None
+    out = record_lock(e, current, priced)
     s.dirty_meters.update(meters)
     current.phase = "locked"
     _accept(s, table, current, e)
-    return tuple(out)
+    return out
 
 
 def decide_decision(s: Session, e: DecisionMade) -> Answer:

@@ -88,8 +88,9 @@ def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
     wagers: list[SettledWager],
     by_kind: dict[str, list[SettledWager]],
 ) -> bool:
-    """`_check_counts` and `_seats_needing_cards` (the dealer's count checked by `read`), in one
-    pass over the wagers that also sorts them by kind into ``by_kind``."""
+    """`_check_counts` (the dealer's count checked by `read`), after one pass over the wagers
+    that sorts them by kind into ``by_kind``; the seats needing cards as the reference finds
+    them (`_seats_needing_cards`)."""
     five_card_kinds = facts.five_card_kinds
     if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
         return False
@@ -101,14 +102,7 @@ def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
             known.append(w)
     five_card = not five_card_kinds.isdisjoint(by_kind)
     wagering = {w.seat for w in wagers}
-    survives = rules.survives_fold
-    needed = (
-        {w.seat for w in wagers if w.seat not in folded or w.wager in survives}
-        if folded
-        else set(wagering)
-    )
-    if any(on.startswith("seat:") for on in {w.on for w in wagers}):
-        needed.update(int(w.on.removeprefix("seat:")) for w in wagers if w.on.startswith("seat:"))
+    needed = _seats_needing_cards(rules, wagers, folded, wagering)
     community = rules.community_cards
     needed_community = {2} if five_card and 2 in community else community
     if len(e.community) not in needed_community:
@@ -123,3 +117,22 @@ def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
             return False
     lucky = e.random_seat
     return lucky in (None, "dealer") or (str(lucky).isdigit() and int(str(lucky)) in dealt)
+
+
+def _seats_needing_cards(
+    rules: GameRules, wagers: list[SettledWager], folded: frozenset[int], wagering: set[int]
+) -> set[int]:
+    """The reference's `_seats_needing_cards` on what `_counts_ok` read: every seat with a wager
+    still in play and every seat another player wagered on (649a.11(c): a folded hand with
+    nothing left in play is collected before the reveal). A new set: ``wagering`` is kept for
+    the dealt seats' bound. The common cases (nobody folded, no wager on another seat) skip the
+    filters."""
+    survives = rules.survives_fold
+    needed = (
+        {w.seat for w in wagers if w.seat not in folded or w.wager in survives}
+        if folded
+        else set(wagering)
+    )
+    if any(on.startswith("seat:") for on in {w.on for w in wagers}):
+        needed.update(int(w.on.removeprefix("seat:")) for w in wagers if w.on.startswith("seat:"))
+    return needed

@@ -21,6 +21,7 @@ from controller.fast import Session
 from controller.model.commands import OperatorCommand
 from controller.model.errors import RuleViolation
 from controller.model.events import Event, EventRejected
+from controller.model.table_events import TableEvent
 from streams.codec import encode, reused_id_reason
 from streams.door.fast_decode import validate_to_event
 from streams.door.heartbeat import Heartbeat
@@ -61,6 +62,10 @@ def logged_payloads(log: EventLog, raws: list[object]) -> dict[str, bytes]:
     return log.payloads_of(ids)
 
 
+#: What `admit` answers: the outcome, the events produced and the reusable log payload.
+Admitted = tuple[Outcome, tuple[Event, ...], bytes | None]
+
+
 def admit(
     session: Session,
     raw: object,
@@ -70,7 +75,7 @@ def admit(
     scope: Scope | None,
     clock: Callable[[], str],
     latest: datetime | None = None,
-) -> tuple[Outcome, tuple[Event, ...], bytes | None]:
+) -> Admitted:
     """The outcome, the events produced and, when accepted, the first event's (the table
     event's own) log payload, already encoded for the duplicate check. ``seen`` holds the
     payloads of the batch's ids already logged (`logged_payloads`) or accepted earlier in the
@@ -84,12 +89,38 @@ def admit(
     if refusal:  # before the heartbeat is noted or the event de-duplicated or decided
         return (*refuse(raw, refusal, clock), None)
     if isinstance(command, Heartbeat):  # noted, not logged: it changes no meter
-        reason = unknown_table_reason(session.config, command.table_id)
-        if reason:
-            return (*refuse(raw, reason, clock), None)
-        heard.append(command.table_id)
-        return Outcome(command.event_id, "accepted", HEARTBEAT_NOTED), (), None
+        return _heartbeat(session, raw, command, heard, clock)
     payload = encode(command)
+    early = _known_or_ahead(raw, command, payload, seen, heard, clock=clock, latest=latest)
+    if early is not None:
+        return early
+    return _decided(session, raw, command, payload, seen, heard=heard, clock=clock)
+
+
+def _heartbeat(
+    session: Session, raw: object, beat: Heartbeat, heard: list[str], clock: Callable[[], str]
+) -> Admitted:
+    """A heartbeat is noted for a table the floor knows, never logged: it changes no meter."""
+    reason = unknown_table_reason(session.config, beat.table_id)
+    if reason:
+        return (*refuse(raw, reason, clock), None)
+    heard.append(beat.table_id)
+    return Outcome(beat.event_id, "accepted", HEARTBEAT_NOTED), (), None
+
+
+def _known_or_ahead(
+    raw: object,
+    command: TableEvent,
+    payload: bytes,
+    seen: dict[str, bytes],
+    heard: list[str],
+    *,
+    clock: Callable[[], str],
+    latest: datetime | None,
+) -> Admitted | None:
+    """The answer before the core is asked, if there is one: a repeat of an accepted event is
+    a duplicate (answered again, logged once), its id with another payload is refused, and so
+    is an event received too far ahead of the clock (`ahead_reason`). None: decide it."""
     earlier = seen.get(command.event_id)
     if earlier == payload:
         heard.append(command.table_id)
@@ -99,7 +130,23 @@ def admit(
     ahead = ahead_reason(command.occurred_at, latest)
     if ahead:
         return (*refuse(raw, ahead, clock), None)
-    produced = session.step(command)  # decided, and the session advanced
+    return None
+
+
+def _decided(
+    session: Session,
+    raw: object,
+    command: TableEvent,
+    payload: bytes,
+    seen: dict[str, bytes],
+    *,
+    heard: list[str],
+    clock: Callable[[], str],
+) -> Admitted:
+    """The core's decision, the session advanced: a refusal is dead-lettered with the core's
+    reason; an accepted event's payload joins ``seen`` so a repeat later in the batch is a
+    duplicate, and is handed back for the log when the event logged first is this one."""
+    produced = session.step(command)
     first = produced[0]
     if isinstance(first, EventRejected):
         return (*refuse(raw, first.reason, clock, first), None)
