@@ -134,6 +134,8 @@ class Worker:
         app_id = TopicNames(settings.prefix).app_id
         slot = settings.transactional_id or uuid.uuid4().hex[:12]
         self.transactional_id = f"{app_id}-{slot}"  # the worker role's ACLs allow <p>-controller-*
+        # a supervised slot is also a static group member (`group_consumer`); a random one is not
+        self.instance_id = self.transactional_id if settings.transactional_id else ""
         self._kill_after = int(os.environ.get(KILL_AFTER_OUTPUTS_ENV) or 0)
         self.progressed = False  # the last loop committed a batch
         self.phases = PhaseLog()  # per-batch timings with JACKPOT_KAFKA_PHASES (bench only)
@@ -174,7 +176,9 @@ class Worker:
         producer = transactional_producer(s.bootstrap, self.transactional_id)
         group = TopicNames(s.prefix).app_id
         timeout_ms = int(s.session_timeout_s * 1000)
-        consumer = group_consumer(s.bootstrap, group, timeout_ms, self.transactional_id)
+        consumer = group_consumer(
+            s.bootstrap, group, timeout_ms, self.transactional_id, self.instance_id
+        )
         liveness = TopicNames(s.prefix).liveness  # at least once, outside the transactions
         side = SideWriter(s.bootstrap, f"{self.transactional_id}-side", [liveness])
         loop = TxLoop(
@@ -226,20 +230,21 @@ def run(settings: WorkerSettings) -> int:
     signal.signal(signal.SIGTERM, worker.stop)
     signal.signal(signal.SIGINT, worker.stop)
     LOG.info("worker %s starting on %s", worker.transactional_id, settings.bootstrap)
-    code = worker.run()
+    # the collector's young threshold raised for the serving (`streams.process`): with CPython's
+    # defaults it took ~2% of the decide's CPU on `bench.kafka_local_probe`'s batches (issue 13)
+    with settled_gc():
+        code = worker.run()
     LOG.info("worker %s stopped", worker.transactional_id)
     return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m streams.scaleout.worker --prefix P --config FLOOR.toml``: as ``jackpot kafka
-    worker``, the collector settled (`streams.process.settled_gc`): the bench's "kafka" row and
-    the integration tests run this entry, which ran with CPython's default thresholds (~2% of
-    the decide's CPU on `bench.kafka_local_probe`'s batches, issue 13)."""
+    """``python -m streams.scaleout.worker --prefix P --config FLOOR.toml``: ``jackpot kafka
+    worker`` without the rest of the CLI (the bench's "kafka" row and the integration tests run
+    this entry); both go through `run`."""
     parser = argparse.ArgumentParser(prog="python -m streams.scaleout.worker", description=__doc__)
     add_arguments(parser)
-    with settled_gc():  # as `streams.cli.kafka.handle_worker`
-        return run(settings_from(parser.parse_args(argv)))
+    return run(settings_from(parser.parse_args(argv)))
 
 
 if __name__ == "__main__":

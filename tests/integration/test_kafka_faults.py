@@ -41,7 +41,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import Consumer, ConsumerGroupState, KafkaException, TopicPartition
+from confluent_kafka.admin import AdminClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from controller.model.errors import StoreUnavailable
@@ -93,8 +94,9 @@ STALL_S = 60.0
 #: the backlog; a commit stuck after a broker restart costs 30 s, a stalled worker 60 s).
 ROUNDS = 110
 #: Lines per second fed until the faults are done: ~22,000 lines would last ~275 s, past the last
-#: of the 24 faults (each takes a restart, a group join that waits out the killed member's 6 s
-#: session, and 100 records); the rest is then fed at once (`Feeder.rest`).
+#: of the 24 faults (each takes a restart, a group join and 100 records: restarted in its slot,
+#: the worker is a static member that takes the killed one's place at once, where a dynamic one
+#: waited out its 6 s session); the rest is then fed at once (`Feeder.rest`).
 FEED_PER_S = 80
 CHUNK = 40
 SKIPPED = 300
@@ -250,12 +252,27 @@ def _produce(bootstrap: str, names: TopicNames, lines: list[bytes]) -> None:
 
 
 def _commit(bootstrap: str, names: TopicNames, offset: int) -> None:
-    """Commit the worker group's table-events offset to ``offset`` (no member is running)."""
+    """Commit the worker group's table-events offset to ``offset`` once the group is empty, as
+    ``kafka-consumer-groups --reset-offsets`` requires: the stopped worker was a static member
+    (its slot), which stays in the group until its session expires."""
+    _await_empty(bootstrap, names.app_id)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": names.app_id})
     try:
         consumer.commit(offsets=[TopicPartition(names.table_events, 0, offset)], asynchronous=False)
     finally:
         consumer.close()
+
+
+def _await_empty(bootstrap: str, group: str) -> None:
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    deadline, state = time.monotonic() + STALL_S, None
+    while time.monotonic() < deadline:
+        (future,) = admin.describe_consumer_groups([group]).values()
+        state = future.result(timeout=10).state
+        if state == ConsumerGroupState.EMPTY:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"the group {group} is still {state} after {STALL_S:.0f}s")
 
 
 def _run_faults(

@@ -85,8 +85,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="this worker's name among its deployment's, giving the transactional.id "
         "<prefix>-controller-SLOT (default: random per process); a stable one per supervised "
         "slot (a StatefulSet pod name) lets a restarted worker abort its predecessor's open "
-        "transaction at once instead of after the transaction timeout; never run two workers "
-        "in one slot",
+        "transaction at once instead of after the transaction timeout, and makes it a static "
+        "group member (group.instance.id): restarted in its slot it takes its predecessor's "
+        "partitions at once, with no rebalance (a slot stopped for good gives them away after "
+        "--session-timeout); never run two workers in one slot",
     )
     parser.add_argument("--loglevel", default="info", help="log level (info shows rebalances)")
     parser.add_argument(

@@ -91,12 +91,24 @@ def transactional_producer(bootstrap: str, transactional_id: str) -> Producer:
 
 
 def group_consumer(
-    bootstrap: str, group: str, session_timeout_ms: int, client_id: str = "jackpot-worker"
+    bootstrap: str,
+    group: str,
+    session_timeout_ms: int,
+    client_id: str = "jackpot-worker",
+    instance_id: str = "",
 ) -> Consumer:
     """A ``read_committed`` member of ``group`` that never commits by itself; ``client_id``
-    names it in the group's description (``kafka-consumer-groups --describe``)."""
+    names it in the group's description (``kafka-consumer-groups --describe``).
+
+    ``instance_id`` makes it a static member (KIP-345, ``group.instance.id``): a worker
+    restarted in the same supervised slot takes its predecessor's place and partitions at once,
+    with no rebalance, instead of waiting out the dead member's session. Fencing is unchanged: the
+    coordinator gives the newcomer a new member id, so a stalled predecessor's offsets are refused
+    (FENCED_INSTANCE_ID or UNKNOWN_MEMBER_ID, `FENCING_CODES`). Empty: a dynamic member."""
+    static = {"group.instance.id": instance_id} if instance_id else {}
     return Consumer(
         {
+            **static,
             "bootstrap.servers": bootstrap,
             **client_settings(),
             "client.id": client_id,
