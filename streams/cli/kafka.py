@@ -41,7 +41,6 @@ from streams.cli import kafka_grant, kafka_migrate, kafka_readside, kafka_reconc
 from streams.cli.common import OneLineParser, fail, run_handler
 from streams.clock import utc_now
 from streams.codec import Output
-from streams.process import settled_gc
 from streams.scaleout.dump import dumps_document, fold_document, read_events, worker_meters
 from streams.scaleout.ingest import ingest_file
 from streams.scaleout.meter_ops import op_to_bytes, seed_op
@@ -169,8 +168,7 @@ def handle_worker(args: argparse.Namespace) -> int:
     """Run a worker (imported only now: the other subcommands start fast)."""
     from streams.scaleout import worker as kafka_worker  # noqa: PLC0415
 
-    with settled_gc():  # the collector's young threshold raised (streams.process)
-        return kafka_worker.run(settings_from(args))
+    return kafka_worker.run(settings_from(args))  # it settles the collector (streams.process)
 
 
 def handle_dump(args: argparse.Namespace) -> int:
