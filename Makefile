@@ -26,8 +26,8 @@ system-deps: ## install the Debian packages the tests use (redis-server, chromiu
 run: $(STAMP) fast ## serve the controller on :8080 with a simulated floor posting to it (Ctrl-C stops)
 	scripts/run.sh $(CONFIG)
 
-test: $(STAMP) fast system-deps ## every test: lint, types, unit, integration (starts Kafka and Redis)
-	scripts/test.sh
+test: $(STAMP) system-deps ## every test: build the fast path, lint, types, unit, integration (starts Kafka and Redis)
+	scripts/test.sh  # it builds the fast path itself, while the brokers start
 
 check: lint typecheck ## ruff, import layers and mypy --strict
 
