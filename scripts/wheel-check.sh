@@ -21,7 +21,11 @@ say() { echo "wheel-check: $*"; }
 "$PYTHON" -m venv "$WORK/build-venv"
 # built from a copy, so the checkout gets no build/ or egg-info
 mkdir "$WORK/src"
-tar -C "$REPO" --exclude=./.venv --exclude=./var --exclude=./.cache --exclude=./build -cf - . | tar -C "$WORK/src" -xf -
+# (without the tools' caches: mypy and ruff may be writing theirs meanwhile, scripts/test.sh)
+tar -C "$REPO" --exclude=./.venv --exclude=./var --exclude=./.cache --exclude=./build \
+  --exclude=./.mypy_cache --exclude=./.ruff_cache --exclude=./.hypothesis \
+  --exclude=./.pytest_cache --exclude=./.kafka-run --exclude=./.redis-run -cf - . |
+  tar -C "$WORK/src" -xf -
 "$WORK/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-deps -w "$WORK/dist" "$WORK/src"
 WHEEL=$(ls "$WORK"/dist/*.whl)
 say "built $(basename "$WHEEL")"
