@@ -17,7 +17,13 @@ unpacked log stores there, and a changed, dropped, added or reordered tail recor
 Encoding of ``tail``: MessagePack, one array of ``[key, received_at, payload]`` arrays (str, str,
 bin) in position order; its length is the row's number of tail records. No tail: the integer 0
 (NULL in rows written before issue 14). Not NULL, because `sqlite3` binds an int as it is but
-looks for an adapter for a None (~0.3 µs a row, which every row of an append-only log would pay).
+looks for an adapter for a None (~0.3 µs a row, which every row of an append-only log would pay);
+for the same reason a tail is bound as a bytearray (read back as bytes, the same blob).
+
+A row's tail is chained and packed in one call once the row is complete (`link_tail`): natively
+when the extension runs (``streams/native/src/tail.rs``: the framing and the MessagePack in Rust,
+the hashes still `hashlib.sha256`'s), else by `_link_tail`; ``tests/streams/native/test_tail.py``
+holds the two equal.
 """
 
 from __future__ import annotations
