@@ -12,7 +12,8 @@ says which ran (``jackpot --version``, the bench's facts).
 
 What it does so far, for `streams.embedded.lines`: `payload` (the log record's bytes of a
 vouched hot line; see ``src/hot_line.rs``) and `contribution` (a `ContributionRecorded`'s record;
-``src/contribution.rs``), `slot_builder` (the engine's log records and answers made
+``src/contribution.rs``), `tail_linker` (a log row's tail chained and packed, for the SQLite
+log; ``src/tail.rs``), `slot_builder` (the engine's log records and answers made
 without their ``__init__``; ``src/slots.rs``) and `hot_decoder` (the door's hot lines decoded
 into their structs and payloads; ``src/hot_decode.rs``).
 
@@ -140,6 +141,20 @@ def mode() -> Mode:
     load()
     found: Mode = _STATE["mode"]
     return found
+
+
+#: ``link_tail(sha256, previous, head, tail)``: ``(chain hash, blob)`` (``src/tail.rs``).
+TailLinker = Callable[
+    [Callable[[bytes], Any], bytes, int, list[tuple[str, str, bytes]]], tuple[bytes, bytearray]
+]
+
+
+def tail_linker() -> TailLinker | None:
+    """The extension's `link_tail` (``src/tail.rs``: a log row's tail chained and packed, for
+    `streams.adapters.sqlite_rows`) if this process runs it, else None."""
+    module = load()
+    linker: TailLinker | None = None if module is None else module.link_tail
+    return linker
 
 
 def payload_writer() -> Callable[[bytes], bytes | None] | None:

@@ -6,6 +6,7 @@
 //! through the class's slots.
 //! `HotDecoder`: the door's hot lines decoded into their structs and payloads (`hot_decode.rs`).
 //! `Builder`: records and answers made without their `__init__` (`slots.rs`).
+//! `link_tail(sha256, previous, head, tail)`: a log row's tail chained and packed (`tail.rs`).
 
 mod contract;
 mod contribution;
@@ -15,6 +16,7 @@ mod hot_line;
 mod kept;
 mod kinds;
 mod slots;
+mod tail;
 
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -38,6 +40,7 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(payload, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
+    module.add_function(wrap_pyfunction!(tail::link_tail, module)?)?;
     module.add_class::<slots::Builder>()?;
     module.add_class::<contribution::ContributionWriter>()?;
     module.add_class::<hot_decode::HotDecoder>()?;

@@ -4,12 +4,15 @@ nothing above the adapter can tell (`streams.adapters.sqlite_rows`).
 The same appends into a packed log and into one written one record a row (``pack=False``, as
 before) read back identical from every position, the head, the chain hash at every position
 and the verification agree; a log written before the change (no ``tail`` column) opens, reads,
-appends (packed from then on) and verifies."""
+appends (packed from then on) and verifies. Both ways a tail is chained and packed (Python, and
+the extension's ``src/tail.rs``)."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from contextlib import closing
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,6 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.model.errors import DuplicateRecord
+from streams import native
+from streams.adapters import sqlite_rows
 from streams.adapters.chain import GENESIS, link
 from streams.adapters.sqlite import SqliteLog
 from streams.ports import LogRecord
@@ -40,12 +45,29 @@ def _log(folder: Path, name: str, *, pack: bool) -> SqliteLog:
     return SqliteLog(path, pack=pack)
 
 
+_BUILT = native.current_build()
+
+
+@pytest.fixture(params=["python", "native"])
+def tail_linker(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each way a row's tail is chained and packed (`sqlite_rows.link_tail`): the Python path
+    (a process without the extension) and the extension's (``src/tail.rs``), whichever this
+    process would run."""
+    if request.param == "python":
+        monkeypatch.setattr(sqlite_rows, "link_tail", sqlite_rows._link_tail)
+    elif _BUILT is None:
+        pytest.skip("no current native build (make fast)")
+    else:
+        monkeypatch.setattr(sqlite_rows, "link_tail", partial(_BUILT.link_tail, hashlib.sha256))
+    return str(request.param)
+
+
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(batches=_batches, data=st.data())
 def test_packed_and_unpacked_logs_read_back_identical(
-    tmp_path: Path, batches: list[list[LogRecord]], data: st.DataObject
+    tmp_path: Path, tail_linker: str, batches: list[list[LogRecord]], data: st.DataObject
 ) -> None:
     packed, plain = _log(tmp_path, "packed.db", pack=True), _log(tmp_path, "plain.db", pack=False)
     try:
