@@ -11,7 +11,7 @@ SECOND_PORT=${KAFKA_SECOND_PORT:-19094}
 SECOND=(env KAFKA_PORT="$SECOND_PORT" KAFKA_CONTROLLER_PORT="$((SECOND_PORT + 1))"
   KAFKA_RUN_DIR="${KAFKA_SECOND_RUN_DIR:-var/kafka-second}")
 LONG_TESTS=(tests/integration/test_kafka_faults.py tests/integration/test_kafka_zombie.py
-  tests/integration/test_kafka_rebalance.py)
+  tests/integration/test_kafka_rebalance.py tests/integration/test_kafka_readside.py)
 LOGS=$(mktemp -d)
 STARTING=()
 cleanup() {
