@@ -67,20 +67,16 @@ class OpenTable:
             return digest
         return "" if event_id in self.event_ids else None
 
-    def wagered(self, event: WagerPlaced, pos: SourcePos, digest: str) -> None:
-        """`next_table` of an accepted wager, then `TableRecord.after` (event_id not among the
-        ids: `earlier` said None)."""
-        self.wagers.append(event)
-        self._accepted(event.event_id, event.seq, pos, digest)
-
-    def decided(self, event: DecisionMade, pos: SourcePos, digest: str) -> None:
-        """`next_table` of an accepted decision, then `TableRecord.after`."""
-        self.decisions.append(event)
-        self._accepted(event.event_id, event.seq, pos, digest)
-
-    def _accepted(self, event_id: str, seq: int, pos: SourcePos, digest: str) -> None:
+    def took(self, event: WagerPlaced | DecisionMade, pos: SourcePos, digest: str) -> None:
+        """`next_table` of an accepted wager or decision, then `TableRecord.after` (its id not
+        among the ids: `earlier` said None). One method for both: a call less an event."""
+        if isinstance(event, WagerPlaced):
+            self.wagers.append(event)
+        else:
+            self.decisions.append(event)
+        event_id = event.event_id
         self.event_ids.add(event_id)
-        self.last_seq, self.partition, self.offset = seq, pos.partition, pos.offset
+        self.last_seq, self.partition, self.offset = event.seq, pos.partition, pos.offset
         recent, ids = self.recent, self.ids
         recent.append((event_id, digest))
         ids[event_id] = digest

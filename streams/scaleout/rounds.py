@@ -183,10 +183,7 @@ class RoundProcessor:
         encoded = encode(event) if payload is None else payload
         hashed = _DIGEST.copy()  # as `_event` digests it
         hashed.update(encoded)
-        if isinstance(event, WagerPlaced):
-            table.wagered(event, pos, hashed.hexdigest())
-        else:
-            table.decided(event, pos, hashed.hexdigest())
+        table.took(event, pos, hashed.hexdigest())
         table_id = event.table_id
         outputs = (
             output(self._events, table_id, encoded, event_id),
