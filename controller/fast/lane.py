@@ -117,23 +117,6 @@ def next_table(
     return _table(table_id, event.seq, new)
 
 
-def sealed_table(
-    table_id: str,
-    last_seq: int,
-    head: tuple[str, str, str],
-    *,
-    wagers: Sequence[WagerPlaced],
-    decisions: Sequence[DecisionMade],
-    contributions: tuple[Entry, ...],
-    event_ids: Collection[str],
-) -> TableState:
-    """The `TableState` of an open table (`streams.scaleout.open_table`): its round's
-    ``head`` (round_id, game, phase) and the rest built once, as `next_table` builds them."""
-    events, ids = tuple(wagers), frozenset(event_ids)
-    new = _round(*head, events, tuple(decisions), contributions, ids)
-    return _table(table_id, last_seq, new)
-
-
 def _reference(
     table: TableState | None, event: TableEvent, contributed: Sequence[tuple[str, Entry]]
 ) -> TableState:

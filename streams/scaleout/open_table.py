@@ -21,10 +21,20 @@ test_open_table.py``).
 
 from __future__ import annotations
 
-from controller.fast.lane import Entry, sealed_table
+from typing import Final
+
+from controller.fast.lane import Entry
+from controller.model.state import RoundState, TableState
 from controller.model.table_events import DecisionMade, WagerPlaced
-from streams.scaleout.records import SourcePos
+from streams.scaleout.records import SourcePos, fast_builder
 from streams.scaleout.table_record import RECENT_IDS, TableRecord, new_record
+
+#: `controller.fast.lane`'s positional makers of the two states, as `next_table` builds them
+_ROUND: Final = fast_builder(
+    RoundState,
+    ("round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids"),
+)
+_TABLE: Final = fast_builder(TableState, ("table_id", "last_seq", "round"))
 
 
 class OpenTable:
@@ -91,11 +101,11 @@ class OpenTable:
     def seal(self) -> TableRecord:
         """The frozen record the reference would hold now; this table is done with (its dict
         of ids goes to the record)."""
-        head = (self.round_id, self.game, self.phase)
-        table = sealed_table(
-            self.table_id, self.last_seq, head, wagers=self.wagers, decisions=self.decisions,
-            contributions=self.contributions, event_ids=self.event_ids,
+        current = _ROUND(
+            self.round_id, self.game, self.phase, tuple(self.wagers), tuple(self.decisions),
+            self.contributions, frozenset(self.event_ids),
         )  # fmt: skip
+        table = _TABLE(self.table_id, self.last_seq, current)
         ids, self.ids = self.ids, {}
         return new_record(table, self.partition, self.offset, tuple(self.recent), ids, self.owed)
 
