@@ -115,7 +115,7 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
     meters = MeterProcessor(config, NAMES)
     lanes: dict[str, Lane[Any]] = {
         NAMES.table_events: Lane(
-            "round", NAMES.table_events, "", RoundProcessor(config, NAMES).process,
+            "round", NAMES.table_events, "", RoundProcessor(config, NAMES).process_open,
             table_record_to_bytes, table_record_from_bytes,
         ),
         NAMES.meter_claims: Lane(

@@ -19,9 +19,9 @@ same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import fields
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from controller.ceiling import split_at_ceiling
 from controller.config.floor import FloorConfig, MeterDef
@@ -46,6 +46,34 @@ from controller.rules.table_state import add_contribution, evolve_table
 
 #: A contribution a round remembers: (meter_id, primary_sub, reserve_sub).
 Entry = tuple[str, int, int]
+
+
+class RoundView(Protocol):
+    """What `wager_accepted` and `decision_accepted` read of a round: a `RoundState`, or the
+    round lane's open table within a batch (`streams.scaleout.open_table`, lists and a set)."""
+
+    @property
+    def round_id(self) -> str: ...
+    @property
+    def game(self) -> str: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def wagers(self) -> Sequence[WagerPlaced]: ...
+    @property
+    def decisions(self) -> Sequence[DecisionMade]: ...
+    @property
+    def event_ids(self) -> Collection[str]: ...
+
+
+class TableView(Protocol):
+    """What those two read of a table: a `TableState` or an open table (`RoundView`)."""
+
+    @property
+    def last_seq(self) -> int: ...
+    @property
+    def round(self) -> RoundView | None: ...
+
 
 _ROUND_FIELDS: Final = (
     "round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids",
@@ -234,7 +262,7 @@ def lock_claims(
     return tuple(claims)
 
 
-def wager_accepted(config: FloorConfig, table: TableState | None, event: WagerPlaced) -> bool:
+def wager_accepted(config: FloorConfig, table: TableView | None, event: WagerPlaced) -> bool:
     """True when ``decide_table(config, table, event)`` accepts the wager (with no steps, as it
     does every wager it accepts): `_check_sequence`, `_current_round` and `check_wager` for a
     wager on the own hand. False says nothing: the reference then decides (and refuses)."""
@@ -270,7 +298,7 @@ def wager_accepted(config: FloorConfig, table: TableState | None, event: WagerPl
     return True
 
 
-def decision_accepted(config: FloorConfig, table: TableState | None, event: DecisionMade) -> bool:
+def decision_accepted(config: FloorConfig, table: TableView | None, event: DecisionMade) -> bool:
     """True when ``decide_table(config, table, event)`` accepts the decision (with no steps, as
     it does every one it accepts): `_check_sequence`, `_current_round` and `check_decision` with
     `_check_decision_amount` (649a.11(b), 682a.11(b), 671a.11(b)); False says nothing."""

@@ -16,6 +16,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 from streams.adapters.kafka.phases import BatchPhases
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
+from streams.scaleout.open_table import OpenTable
 from streams.scaleout.records import Processed, source_pos
 from streams.scaleout.store import Lane, PartitionState
 
@@ -99,6 +100,7 @@ def decide(
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     where: Where | None = None
     since = 0  # records decided since the GIL was last offered (`YIELD_EVERY`)
+    touched: list[dict[bytes, Any]] = []  # the batch's records of the partitions met here
     for message in records:
         since += 1
         if since == YIELD_EVERY:
@@ -108,6 +110,7 @@ def decide(
         if where is None or where[0] != topic or where[1] != part:
             where = (topic, part)
             lane, state, pending, outcomes, outputs = _lookups(batch, lanes, states, where)
+            touched.append(pending)
             process, round_local = lane.process, local is not None and lane.name == "round"
         key = message.key()
         key_bytes = key if key is None or type(key) is bytes else as_bytes(key)
@@ -125,7 +128,17 @@ def decide(
         batch.progress[where] = offset + 1
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
+    _seal(touched)
     return batch
+
+
+def _seal(touched: list[dict[bytes, Any]]) -> None:
+    """Each table record the round lane left open (`streams.scaleout.open_table`) frozen: what
+    the loop encodes, stores and decides from next is a `TableRecord`, as the reference's."""
+    for pending in touched:
+        for key, record in pending.items():
+            if type(record) is OpenTable:
+                pending[key] = record.seal()
 
 
 def _lookups(

@@ -49,6 +49,7 @@ from streams.scaleout.claim_output import Claim
 from streams.scaleout.contribute import Contributions
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
+from streams.scaleout.open_table import OpenTable  # a record open in its batch, as frozen
 from streams.scaleout.records import Processed, processed
 from streams.scaleout.store import PartitionState
 from streams.scaleout.table_record import TableRecord
@@ -114,12 +115,12 @@ class LocalApply:
 
     def applied(
         self,
-        result: Processed[TableRecord],
+        result: Processed[TableRecord | OpenTable],
         batch_states: dict[Where, dict[bytes, Any]],
         progress: dict[Where, int],
         outcomes: list[str],
         states: Mapping[Where, PartitionState[Any]],
-    ) -> Processed[TableRecord]:
+    ) -> Processed[TableRecord | OpenTable]:
         """``result`` (an accepted table event) with each claim it may apply here replaced by
         the meter lane's outputs, the meters' records put into ``batch_states``, their
         partitions' progress into ``progress`` and their outcomes into ``outcomes``; the table's

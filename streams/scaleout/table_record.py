@@ -75,6 +75,15 @@ class TableRecord:
             object.__setattr__(self, "ids", None)
         return ids
 
+    def hand_ids(self) -> dict[str, str] | None:
+        """This record's dict of ids, now the caller's (`streams.scaleout.open_table`), as
+        `after` hands it on; None, the record keeping it, if its pairs name an id twice (then
+        `after` leaves the dict to be built again: never, as this code writes records)."""
+        ids = self._ids()
+        if len(ids) != len(self.recent) or len(ids) > RECENT_IDS:
+            return None
+        return self._handed()
+
     def after(self, table: TableState, pos: SourcePos, event_id: str, digest: str) -> TableRecord:
         """The next record: ``table`` and the accepted event's id with its digest, the oldest
         forgotten past `RECENT_IDS`. ``event_id`` is not among the ids (`earlier` said None)."""
@@ -97,6 +106,8 @@ class TableRecord:
 _record: Final = fast_builder(
     TableRecord, ("table", "partition", "offset", "recent", "ids", "owed")
 )
+#: ``TableRecord(table, partition, offset, recent, ids, owed)``, positionally (`open_table`'s)
+new_record: Final = _record
 
 
 def table_record_to_bytes(record: TableRecord) -> bytes:

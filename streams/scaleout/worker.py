@@ -86,7 +86,7 @@ def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
         "round",
         names.table_events,
         where["round"][0],
-        RoundProcessor(config, names).process,
+        RoundProcessor(config, names).process_open,
         table_record_to_bytes,
         table_record_from_bytes,
         where["round"][1],

@@ -37,7 +37,7 @@ class World:
                 "round",
                 NAMES.table_events,
                 NAMES.changelog("rounds"),
-                RoundProcessor(config, NAMES).process,
+                RoundProcessor(config, NAMES).process_open,  # as the worker runs it
                 table_record_to_bytes,
                 table_record_from_bytes,
             ),

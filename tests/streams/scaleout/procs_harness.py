@@ -27,7 +27,9 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.embedded.mystery import draw
 from streams.scaleout import meters, mystery, rounds
+from streams.scaleout.open_table import OpenTable, sealed
 from streams.scaleout.records import Processed, SourcePos
+from streams.scaleout.table_record import TableRecord
 from tests.controller.fast.differential import simulated
 from tests.streams.scaleout.mainref import meters as ref_meters
 from tests.streams.scaleout.mainref import rounds as ref_rounds
@@ -55,9 +57,15 @@ class Lane:
         self.state = {where: self.from_bytes(raw) for where, raw in self.changelog.items()}
 
 
-def lanes(config: FloorConfig, key: bytes | None) -> tuple[tuple[Lane, Lane], tuple[Lane, Lane]]:
-    """(candidate, reference) round lanes and (candidate, reference) meter lanes."""
-    new_round = rounds.RoundProcessor(config, NAMES).process
+def lanes(
+    config: FloorConfig, key: bytes | None, *, open_rounds: bool = False
+) -> tuple[tuple[Lane, Lane], tuple[Lane, Lane]]:
+    """(candidate, reference) round lanes and (candidate, reference) meter lanes; with
+    ``open_rounds`` the candidate round lane is the worker's (`RoundProcessor.process_open`: a
+    table's record open within a batch, sealed at its end as `streams.scaleout.batch.decide`
+    seals it)."""
+    processor = rounds.RoundProcessor(config, NAMES)
+    new_round = processor.process_open if open_rounds else processor.process
     old_round = ref_rounds.RoundProcessor(config, NAMES).process
     new_meter = meters.MeterProcessor(config, NAMES, key).process
     old_meter = ref_meters.MeterProcessor(config, NAMES, key).process
@@ -75,7 +83,10 @@ def lanes(config: FloorConfig, key: bytes | None) -> tuple[tuple[Lane, Lane], tu
 
 def shown(result: Processed[Any], to_bytes: Callable[[Any], bytes]) -> Shown:
     outs = tuple((o.topic, o.key, o.value, o.dedupe_id, o.latest_wins) for o in result.outputs)
-    stored = None if result.record is None else to_bytes(result.record)
+    record = result.record
+    if isinstance(record, OpenTable):  # its record as it stands, the open one left open
+        record = peek(record)
+    stored = None if record is None else to_bytes(record)
     return result.outcome, outs, stored
 
 
@@ -154,11 +165,22 @@ class Pair:
                 on_output(out)
         if not keep:
             return
+        for mine in pending:  # what `batch.decide` does at its end
+            mine.update((where, sealed(record)) for where, record in mine.items())
         for lane, mine in zip(self.lanes, pending, strict=True):
             for where, record in mine.items():
                 lane.changelog[where] = lane.to_bytes(record)
                 lane.state[where] = record
         assert self.lanes[0].changelog == self.lanes[1].changelog
+
+
+def peek(table: OpenTable) -> TableRecord:
+    """The record ``table`` would seal into now, ``table`` left open (a twin sealed)."""
+    twin = object.__new__(OpenTable)
+    for name in OpenTable.__slots__:
+        value = getattr(table, name)
+        setattr(twin, name, value.copy() if isinstance(value, list | set | dict) else value)
+    return twin.seal()
 
 
 def fixed_draw(*args: Any, **kwargs: Any) -> Any:
@@ -168,13 +190,18 @@ def fixed_draw(*args: Any, **kwargs: Any) -> Any:
 
 
 def run_floor(
-    text: str, lines: list[tuple[str | None, bytes]], seed: int, batch: int
+    text: str,
+    lines: list[tuple[str | None, bytes]],
+    seed: int,
+    batch: int,
+    *,
+    open_rounds: bool = False,
 ) -> Counter[str]:
     """``lines`` through both round lanes, then their claims (and diverts) through both meter
     lanes; the outcomes counted (every step already compared)."""
     config = load_floor_config(text, "floor.toml")
     key = bytes(range(32)) if any(d.mystery for d in config.meters.values()) else None
-    round_lanes, meter_lanes = lanes(config, key)
+    round_lanes, meter_lanes = lanes(config, key, open_rounds=open_rounds)
     tables, claims = Pair(NAMES.table_events, round_lanes), Pair(NAMES.meter_claims, meter_lanes)
     for table, value in lines:
         tables.append(table, value)
