@@ -38,8 +38,9 @@ from streams.process import settled_gc
 from streams.scaleout.batch import Batch, decide
 from streams.scaleout.local_apply import LocalApply, key_partition
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
+from streams.scaleout.open_rounds import OpenRoundProcessor
 from streams.scaleout.records import coalesced
-from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane, PartitionState
 
 NAMES = TopicNames("probe")
@@ -115,7 +116,7 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
     meters = MeterProcessor(config, NAMES)
     lanes: dict[str, Lane[Any]] = {
         NAMES.table_events: Lane(
-            "round", NAMES.table_events, "", RoundProcessor(config, NAMES).process_open,
+            "round", NAMES.table_events, "", OpenRoundProcessor(config, NAMES).process_open,
             table_record_to_bytes, table_record_from_bytes,
         ),
         NAMES.meter_claims: Lane(

@@ -19,14 +19,15 @@ same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import fields
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 from controller.ceiling import split_at_ceiling
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import CLAIM_FIELDS, builder
 from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
+from controller.fast.views import TableView
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
@@ -46,33 +47,6 @@ from controller.rules.table_state import add_contribution, evolve_table
 
 #: A contribution a round remembers: (meter_id, primary_sub, reserve_sub).
 Entry = tuple[str, int, int]
-
-
-class RoundView(Protocol):
-    """What `wager_accepted` and `decision_accepted` read of a round: a `RoundState`, or the
-    round lane's open table within a batch (`streams.scaleout.open_table`, lists and a set)."""
-
-    @property
-    def round_id(self) -> str: ...
-    @property
-    def game(self) -> str: ...
-    @property
-    def phase(self) -> str: ...
-    @property
-    def wagers(self) -> Sequence[WagerPlaced]: ...
-    @property
-    def decisions(self) -> Sequence[DecisionMade]: ...
-    @property
-    def event_ids(self) -> Collection[str]: ...
-
-
-class TableView(Protocol):
-    """What those two read of a table: a `TableState` or an open table (`RoundView`)."""
-
-    @property
-    def last_seq(self) -> int: ...
-    @property
-    def round(self) -> RoundView | None: ...
 
 
 _ROUND_FIELDS: Final = (

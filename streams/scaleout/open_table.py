@@ -6,7 +6,7 @@ copied whole) and the record (64 recent ids' tuple sliced and copied): ~13.5k in
 the ~150k a table event costs the worker (`next_table` 8.0k, `TableRecord.after` 5.5k; docs/
 kafka.md "Speed"). Yet only the batch's last record of a table is ever stored or read
 (`streams.scaleout.batch.decide` seals them at its end, `streams.scaleout.table_bytes` encodes
-one per table and batch). So the worker's lane (`RoundProcessor.process_open`) opens a table's
+one per table and batch). So the worker's lane (`OpenRoundProcessor.process_open`) opens a table's
 record at its first accepted wager or decision of a batch: lists and a set it appends to, and
 seals it into the frozen record once, when anything else needs the table (a lock, a settlement,
 a refusal, a duplicate) or the batch's decide ends.

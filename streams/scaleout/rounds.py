@@ -43,12 +43,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Final, cast
+from typing import Final
 
 from controller.config.floor import FloorConfig
 from controller.fast.lane import (
     Entry,
-    TableView,
     decision_accepted,
     lock_claims,
     next_table,
@@ -75,7 +74,6 @@ from streams.scaleout import table_read
 from streams.scaleout.claim_output import new_claim
 from streams.scaleout.fast_settle import FastSettle
 from streams.scaleout.heard import new_heard
-from streams.scaleout.open_table import OpenTable, opened, sealed
 from streams.scaleout.records import (
     Processed,
     SourcePos,
@@ -104,7 +102,7 @@ __all__ = [
 #: The steps that are meter claims (a tuple made once: ``A | B | C`` makes a union per step).
 _CLAIMS: Final = (ContributionClaim, ReversalClaim, HitClaim)
 #: An empty 8-byte blake2b: each event's digest starts from a copy (its keyword parsing, once).
-_DIGEST: Final = hashlib.blake2b(digest_size=8)
+DIGEST: Final = hashlib.blake2b(digest_size=8)
 
 
 class RoundProcessor:
@@ -135,62 +133,6 @@ class RoundProcessor:
             return self._reject(record, key=key, raw=raw, reason=str(exc), pos=pos, event=None)
         return self._event(record, key, raw, pos, (event, payload))
 
-    def process_open(
-        self, record: TableRecord | OpenTable | None, key: str | None, raw: bytes, pos: SourcePos
-    ) -> Processed[TableRecord | OpenTable]:
-        """`process`, the worker's way (`streams.scaleout.open_table`): an accepted wager or
-        decision the fast lane is sure of grows the table's open record in place and returns
-        it (opened from ``record`` if it is frozen); anything else is `process` on the sealed
-        record. The caller seals what is open when its batch is decided
-        (`streams.scaleout.batch.decide`)."""
-        if record is not None and record.partition == pos.partition and pos.offset <= record.offset:
-            return Processed("redelivered", None)
-        try:
-            event, payload = self._parse(raw, key)
-        except RuleViolation as exc:
-            shut = sealed(record)
-            refused = self._reject(shut, key=key, raw=raw, reason=str(exc), pos=pos, event=None)
-            return cast("Processed[TableRecord | OpenTable]", refused)
-        if record is not None and isinstance(event, (WagerPlaced, DecisionMade)):
-            done = self._grown(record, event, payload, pos)
-            if done is not None:
-                return done
-        frozen = self._event(sealed(record), key, raw, pos, (event, payload))
-        return cast("Processed[TableRecord | OpenTable]", frozen)  # read-only: a record is one
-
-    def _grown(
-        self,
-        record: TableRecord | OpenTable,
-        event: WagerPlaced | DecisionMade,
-        payload: bytes | None,
-        pos: SourcePos,
-    ) -> Processed[TableRecord | OpenTable] | None:
-        """A wager or decision accepted into the open table (None: not surely, or it cannot
-        open): `_accept`'s outputs for an event with no steps. An id known already (`earlier`)
-        is left to `_event`, which tells a duplicate from a reused id."""
-        event_id, config = event.event_id, self._config
-        if record.earlier(event_id) is not None:
-            return None
-        view: TableView = record.table if isinstance(record, TableRecord) else record
-        if isinstance(event, WagerPlaced):
-            if not wager_accepted(config, view, event):  # `controller.fast.lane`
-                return None
-        elif not decision_accepted(config, view, event):
-            return None
-        table = record if isinstance(record, OpenTable) else opened(record)
-        if table is None:
-            return None
-        encoded = encode(event) if payload is None else payload
-        hashed = _DIGEST.copy()  # as `_event` digests it
-        hashed.update(encoded)
-        table.took(event, pos, hashed.hexdigest())
-        table_id = event.table_id
-        outputs = (
-            output(self._events, table_id, encoded, event_id),
-            new_heard(self._liveness, table_id, "event", event_id, pos),
-        )
-        return processed("accepted", table, outputs)
-
     def _event(
         self,
         record: TableRecord | None,
@@ -209,7 +151,7 @@ class RoundProcessor:
             return processed("heartbeat", record.stamped(pos) if record else None, heard)
         # once: the digest and the events topic's record share it (the native decoder's, if any)
         encoded = encode(event) if payload is None else payload
-        hashed = _DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
+        hashed = DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
         hashed.update(encoded)
         digest = hashed.hexdigest()
         earlier = record.earlier(event.event_id) if record is not None else None

@@ -51,7 +51,8 @@ from streams.embedded.mystery import load_key
 from streams.process import settled_gc
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
-from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.open_rounds import OpenRoundProcessor
+from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.side import SideWriter
 from streams.scaleout.store import Lane, changelog_topics, changelogs
 from streams.scaleout.tx_failures import Fenced
@@ -86,7 +87,7 @@ def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
         "round",
         names.table_events,
         where["round"][0],
-        RoundProcessor(config, names).process_open,
+        OpenRoundProcessor(config, names).process_open,
         table_record_to_bytes,
         table_record_from_bytes,
         where["round"][1],

@@ -18,7 +18,8 @@ from streams.scaleout.batch import Batch, decide
 from streams.scaleout.local_apply import LocalApply, key_partition
 from streams.scaleout.meter_ops import op_to_bytes, seed_op
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
-from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.open_rounds import OpenRoundProcessor
+from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.store import Lane, PartitionState
 
 NAMES = TopicNames("local")
@@ -37,7 +38,7 @@ class World:
                 "round",
                 NAMES.table_events,
                 NAMES.changelog("rounds"),
-                RoundProcessor(config, NAMES).process_open,  # as the worker runs it
+                OpenRoundProcessor(config, NAMES).process_open,  # as the worker runs it
                 table_record_to_bytes,
                 table_record_from_bytes,
             ),

@@ -27,6 +27,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.codec import Output
 from streams.embedded.mystery import draw
 from streams.scaleout import meters, mystery, rounds
+from streams.scaleout import open_rounds as open_rounds_module
 from streams.scaleout.open_table import OpenTable, sealed
 from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.table_record import TableRecord
@@ -61,10 +62,10 @@ def lanes(
     config: FloorConfig, key: bytes | None, *, open_rounds: bool = False
 ) -> tuple[tuple[Lane, Lane], tuple[Lane, Lane]]:
     """(candidate, reference) round lanes and (candidate, reference) meter lanes; with
-    ``open_rounds`` the candidate round lane is the worker's (`RoundProcessor.process_open`: a
+    ``open_rounds`` the candidate round lane is the worker's (`OpenRoundProcessor.process_open`: a
     table's record open within a batch, sealed at its end as `streams.scaleout.batch.decide`
     seals it)."""
-    processor = rounds.RoundProcessor(config, NAMES)
+    processor = open_rounds_module.OpenRoundProcessor(config, NAMES)
     new_round = processor.process_open if open_rounds else processor.process
     old_round = ref_rounds.RoundProcessor(config, NAMES).process
     new_meter = meters.MeterProcessor(config, NAMES, key).process

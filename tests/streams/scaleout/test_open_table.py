@@ -1,6 +1,6 @@
 """The round lane's open records (`streams.scaleout.open_table`) against main's processors.
 
-`RoundProcessor.process_open` grows a table's record in place across a batch and the batch's
+`OpenRoundProcessor.process_open` grows a table's record in place across a batch and the batch's
 decide seals it once: every output, outcome and record (the open one peeked at after every
 input, `procs_harness.peek`) must be main's, byte for byte, through the harness's batches,
 crashes, dropped batches and redeliveries."""
@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.config.floor import load_floor_config
+from streams.scaleout.open_rounds import OpenRoundProcessor
 from streams.scaleout.open_table import OpenTable
 from streams.scaleout.records import SourcePos
-from streams.scaleout.rounds import RoundProcessor, table_record_from_bytes, table_record_to_bytes
+from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.table_record import RECENT_IDS, TableRecord
 from tests.controller.fast.differential import simulated
 from tests.streams.scaleout.procs_harness import NAMES, disturbed, run_floor
@@ -50,14 +51,14 @@ def test_a_long_floor_open(text: str) -> None:
         assert outcomes[outcome] > 0, outcomes
 
 
-def _floor(count: int) -> tuple[RoundProcessor, list[tuple[str, bytes]]]:
+def _floor(count: int) -> tuple[OpenRoundProcessor, list[tuple[str, bytes]]]:
     config = load_floor_config(PLAIN, "floor.toml")
     raws = simulated(config, 5, 0.0, 0.0)
     lines = []
     for _ in range(count):
         raw = next(raws)
         lines.append((str(raw["table_id"]), json.dumps(raw, separators=(",", ":")).encode()))
-    return RoundProcessor(config, NAMES), lines
+    return OpenRoundProcessor(config, NAMES), lines
 
 
 def test_an_open_table_forgets_ids_past_the_window_as_the_reference() -> None:
