@@ -3,16 +3,13 @@
 `OpenRoundProcessor.process_open` grows a table's record in place across a batch and the batch's
 decide seals it once: every output, outcome and record (the open one peeked at after every
 input, `procs_harness.peek`) must be main's, byte for byte, through the harness's batches,
-crashes, dropped batches and redeliveries."""
+crashes, dropped batches and redeliveries: ``test_procs_differential`` runs its floors through
+both lanes. Here: the window of recent ids, which those floors' retries (all recent) never
+reach past."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from controller.config.floor import load_floor_config
 from streams.scaleout.open_rounds import OpenRoundProcessor
@@ -21,34 +18,8 @@ from streams.scaleout.records import SourcePos
 from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.table_record import RECENT_IDS, TableRecord
 from tests.controller.fast.differential import simulated
-from tests.streams.scaleout.procs_harness import NAMES, disturbed, run_floor
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-PLAIN = (EXAMPLES / "pa-three-card-poker.toml").read_text("utf-8")
-DEMO = (EXAMPLES / "pa-three-card-poker-demo.toml").read_text("utf-8")  # ceiling, mystery
-MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    forced=st.sampled_from([0.0, 0.3, 0.8]),
-    batch=st.integers(1, 60),
-    text=st.sampled_from([PLAIN, DEMO, MYSTERY]),
-)
-def test_open_records_give_mains_bytes(seed: int, forced: float, batch: int, text: str) -> None:
-    lines = list(disturbed(text, 250, seed, forced))
-    outcomes = run_floor(text, lines, seed, batch, open_rounds=True)
-    assert outcomes["accepted"] > 0
-
-
-@pytest.mark.parametrize("text", [PLAIN, DEMO, MYSTERY], ids=["plain", "demo", "mystery"])
-def test_a_long_floor_open(text: str) -> None:
-    """3,000 events in batches of 200 (tables open for many events of a batch), every outcome."""
-    lines = list(disturbed(text, 3_000, 20261203, 0.3))
-    outcomes = run_floor(text, lines, 7, 200, open_rounds=True)
-    for outcome in ("accepted", "duplicate", "rejected", "heartbeat", "redelivered", "applied"):
-        assert outcomes[outcome] > 0, outcomes
+from tests.streams.scaleout.procs_harness import NAMES
+from tests.streams.scaleout.test_procs_differential import PLAIN
 
 
 def _floor(count: int) -> tuple[OpenRoundProcessor, list[tuple[str, bytes]]]:

@@ -27,6 +27,11 @@ DEMO = (EXAMPLES / "pa-three-card-poker-demo.toml").read_text("utf-8")  # ceilin
 MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
 
 
+#: the candidate round lane: the reference's `process`, or the worker's `process_open`
+LANES, LANE_IDS = [False, True], ["process", "process_open"]
+
+
+@pytest.mark.parametrize("open_rounds", LANES, ids=LANE_IDS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -35,18 +40,23 @@ MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
     text=st.sampled_from([PLAIN, DEMO, MYSTERY]),
 )
 def test_any_disturbed_floor_gives_mains_bytes(
-    seed: int, forced: float, batch: int, text: str
+    seed: int, forced: float, batch: int, text: str, open_rounds: bool
 ) -> None:
     lines = list(disturbed(text, 250, seed, forced))
-    outcomes = run_floor(text, lines, seed, batch)
+    outcomes = run_floor(text, lines, seed, batch, open_rounds=open_rounds)
     assert outcomes["accepted"] > 0
 
 
+@pytest.mark.parametrize("open_rounds", LANES, ids=LANE_IDS)
 @pytest.mark.parametrize("text", [PLAIN, DEMO, MYSTERY], ids=["plain", "demo", "mystery"])
-def test_a_long_floor_with_every_outcome(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_floor_with_every_outcome(
+    text: str, open_rounds: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """3,000 events with a high share of forced jackpot hands: hits, splits and envy occur, and
     every outcome of both processors (the test fails if a path went unexercised), settlements
-    decided by the fast path (not all of them left to the reference)."""
+    decided by the fast path (not all of them left to the reference). With ``open_rounds`` the
+    candidate round lane is the worker's (`OpenRoundProcessor.process_open`), its tables open
+    for many events of a batch of 200."""
     answers: Counter[str] = Counter()
     steps = FastSettle.steps
 
@@ -57,7 +67,7 @@ def test_a_long_floor_with_every_outcome(text: str, monkeypatch: pytest.MonkeyPa
 
     monkeypatch.setattr(FastSettle, "steps", counted)
     lines = list(disturbed(text, 3_000, 20261202, 0.3))
-    outcomes = run_floor(text, lines, 7, 200)
+    outcomes = run_floor(text, lines, 7, 200, open_rounds=open_rounds)
     for outcome in ("accepted", "duplicate", "rejected", "heartbeat", "redelivered", "applied"):
         assert outcomes[outcome] > 0, outcomes
     assert answers["awards"] > 10, answers
