@@ -104,44 +104,47 @@ def handle(args: argparse.Namespace) -> int:
     except (ConfigError, OSError, StoreUnavailable) as exc:
         return fail("jackpot serve", user_error(exc) or str(exc))
     try:
-        key = key_for(args.db, config_text, args.mystery_key)
-        controller = EmbeddedController(
-            log, log, snapshot_every=args.snapshot_every, mystery_key=key
-        )
-        try:
-            started = controller.start(config_text, str(args.config), by="jackpot serve")
-        except (LogTampered, StoreUnavailable, RuleViolation, ValueError) as exc:
-            # GLI-12 self-check: meters from a log that is not the one written are never served.
-            print(f"jackpot serve: refusing to start: {one_line(str(exc))}", file=sys.stderr)
-            return 1
-        if started.status == "rejected":  # the reason names the file and the key already
-            return fail("jackpot serve", started.reason)
-        sensor = MetricsSensor()
-        stop_signage = _start_signage(args, controller, sensor)
-        # The full check as the server starts (start-up walked only the chain after its
-        # snapshot), then every --self-check-every seconds; /readyz shows its status. Started
-        # by the app, not here: it holds the GIL for seconds at 10,000 tables, and the app's
-        # set-up (routes, sensor) would wait for it before the port opens.
-        checker = threading.Thread(
-            target=run_self_check,
-            args=(controller, log, args.self_check_every, stop_signage),
-            daemon=True,
-            name="self-check",
-        )
-        app = create_app(
-            controller,
-            tokens,
-            max_body_bytes=args.max_body_bytes,
-            log=log,
-            sensor=sensor,
-            on_shutdown=lambda: _stop(controller, log, stop_signage),
-            on_startup=checker.start,
-        )
-        _announce(args, controller, tokens)
-        # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
-        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+        return _serve(args, config_text, tokens, log)
     finally:
         log.close()
+
+
+def _serve(args: argparse.Namespace, config_text: str, tokens: TokenStore, log: SqliteLog) -> int:
+    """Start the controller on the opened log and serve it until stopped (uvicorn's loop)."""
+    key = key_for(args.db, config_text, args.mystery_key)
+    controller = EmbeddedController(log, log, snapshot_every=args.snapshot_every, mystery_key=key)
+    try:
+        started = controller.start(config_text, str(args.config), by="jackpot serve")
+    except (LogTampered, StoreUnavailable, RuleViolation, ValueError) as exc:
+        # GLI-12 self-check: meters from a log that is not the one written are never served.
+        print(f"jackpot serve: refusing to start: {one_line(str(exc))}", file=sys.stderr)
+        return 1
+    if started.status == "rejected":  # the reason names the file and the key already
+        return fail("jackpot serve", started.reason)
+    sensor = MetricsSensor()
+    stop_signage = _start_signage(args, controller, sensor)
+    # The full check as the server starts (start-up walked only the chain after its
+    # snapshot), then every --self-check-every seconds; /readyz shows its status. Started
+    # by the app, not here: it holds the GIL for seconds at 10,000 tables, and the app's
+    # set-up (routes, sensor) would wait for it before the port opens.
+    checker = threading.Thread(
+        target=run_self_check,
+        args=(controller, log, args.self_check_every, stop_signage),
+        daemon=True,
+        name="self-check",
+    )
+    app = create_app(
+        controller,
+        tokens,
+        max_body_bytes=args.max_body_bytes,
+        log=log,
+        sensor=sensor,
+        on_shutdown=lambda: _stop(controller, log, stop_signage),
+        on_startup=checker.start,
+    )
+    _announce(args, controller, tokens)
+    # On SIGTERM uvicorn drains, runs the app's shutdown (`_stop`), then re-raises the signal.
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
