@@ -56,9 +56,10 @@ def _alive(pid: int) -> bool:
 
 
 def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
+    """Ask for metadata until a broker answers, the broker process dies, the credentials are
+    refused or ``timeout`` seconds pass; the exit code says which."""
     try:
-        from confluent_kafka import KafkaError, KafkaException  # noqa: PLC0415
-        from confluent_kafka.admin import AdminClient  # noqa: PLC0415
+        from confluent_kafka import KafkaException  # noqa: PLC0415
     except ImportError:
         print(
             f"wait_kafka: confluent-kafka is not importable by {sys.executable}; "
@@ -66,26 +67,8 @@ def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
             file=sys.stderr,
         )
         return EXIT_NO_CLIENT
-
     refused: list[str] = []
-
-    def on_error(error: KafkaError) -> None:
-        if error.code() == KafkaError._AUTHENTICATION:  # a wrong password never gets better
-            refused.append(error.str())
-
-    config: dict[str, Any] = {"error_cb": on_error, **security_config()}
-    admin = AdminClient(
-        {
-            **config,
-            "bootstrap.servers": bootstrap,
-            # Quiet librdkafka's "connection refused" chatter while the broker boots.
-            "log_level": 0,
-            # Retry fast: the default backoff grows to 10 s, which would delay readiness.
-            "reconnect.backoff.ms": 50,
-            "reconnect.backoff.max.ms": 250,
-            "socket.connection.setup.timeout.ms": 2000,
-        }
-    )
+    admin = _admin(bootstrap, refused)
     deadline = time.monotonic() + timeout
     last_error = "no answer yet"
     while True:
@@ -108,12 +91,36 @@ def wait(bootstrap: str, timeout: float, pid: int | None, quiet: bool) -> int:
             metadata = admin.list_topics(timeout=min(1.0, max(remaining, 0.1)))
         except KafkaException as exc:
             last_error = str(exc)
-            time.sleep(0.1)
-            continue
-        if metadata.brokers:
-            return EXIT_READY
-        last_error = "metadata has no brokers"
+        else:
+            if metadata.brokers:
+                return EXIT_READY
+            last_error = "metadata has no brokers"
         time.sleep(0.1)
+
+
+def _admin(bootstrap: str, refused: list[str]) -> Any:
+    """An admin client that retries fast and quietly while the broker boots, and records in
+    ``refused`` an authentication failure (a wrong password never gets better)."""
+    from confluent_kafka import KafkaError  # noqa: PLC0415
+    from confluent_kafka.admin import AdminClient  # noqa: PLC0415
+
+    def on_error(error: KafkaError) -> None:
+        if error.code() == KafkaError._AUTHENTICATION:
+            refused.append(error.str())
+
+    config: dict[str, Any] = {"error_cb": on_error, **security_config()}
+    return AdminClient(
+        {
+            **config,
+            "bootstrap.servers": bootstrap,
+            # Quiet librdkafka's "connection refused" chatter while the broker boots.
+            "log_level": 0,
+            # Retry fast: the default backoff grows to 10 s, which would delay readiness.
+            "reconnect.backoff.ms": 50,
+            "reconnect.backoff.max.ms": 250,
+            "socket.connection.setup.timeout.ms": 2000,
+        }
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
