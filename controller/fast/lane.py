@@ -141,6 +141,7 @@ _METER_FIELDS: Final = (
 )  # fmt: skip
 _meter = builder(MeterState, _METER_FIELDS)
 _METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == _METER_FIELDS
+METER_FIELDS, METER_PLAIN = _METER_FIELDS, _METER_PLAIN  # `streams.scaleout.open_meter`'s
 
 
 def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:

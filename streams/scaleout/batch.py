@@ -16,6 +16,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Message
 from streams.adapters.kafka.phases import BatchPhases
 from streams.adapters.kafka.read import as_bytes
 from streams.codec import Output
+from streams.scaleout.open_meter import OpenMeter
 from streams.scaleout.open_table import OpenTable
 from streams.scaleout.records import Processed, source_pos
 from streams.scaleout.store import Lane, PartitionState
@@ -115,6 +116,8 @@ def decide(
         key = message.key()
         key_bytes = key if key is None or type(key) is bytes else as_bytes(key)
         record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
+        if type(record) is OpenMeter and key_bytes is not None:  # a meter local apply opened,
+            record = pending[key_bytes] = record.seal()  # read by its lane: sealed first
         text_key = None if key_bytes is None else key_bytes.decode("utf-8", "replace")
         pos = source_pos(topic, part, offset, message.timestamp()[1])
         value = message.value()
@@ -128,16 +131,19 @@ def decide(
         batch.progress[where] = offset + 1
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
-    _seal(touched)
+    _seal(touched if local is None else list(batch.states.values()))  # local: meters too
     return batch
 
 
 def _seal(touched: list[dict[bytes, Any]]) -> None:
-    """Each table record the round lane left open (`streams.scaleout.open_table`) frozen: what
-    the loop encodes, stores and decides from next is a `TableRecord`, as the reference's."""
+    """Each record left open frozen: a table's the round lane grew (`streams.scaleout.
+    open_table`), a meter's local apply grew (`streams.scaleout.open_meter`). What the loop
+    encodes, stores and decides from next is a `TableRecord` or a `MeterRecord`, as the
+    reference's."""
     for pending in touched:
         for key, record in pending.items():
-            if type(record) is OpenTable:
+            kind = type(record)
+            if kind is OpenTable or kind is OpenMeter:
                 pending[key] = record.seal()
 
 

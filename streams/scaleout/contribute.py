@@ -30,6 +30,7 @@ from controller.fast.lane import meter_event, next_meter
 from streams.codec import Output
 from streams.scaleout.diverts import divert_output
 from streams.scaleout.meters import MeterRecord
+from streams.scaleout.open_meter import OPENABLE, OpenMeter
 from streams.scaleout.records import event_output, fast_builder
 
 #: `MeterRecord`'s positional constructor, as `streams.scaleout.meters` builds it.
@@ -43,6 +44,7 @@ class Contributions:
 
     def __init__(self, config: FloorConfig, events: str, claims: str) -> None:
         self._meters, self._events, self._claims = config.meters, events, claims
+        self._topics = (events, claims)
 
     def contributed(
         self, record: MeterRecord, claim: ContributionClaim, table_seq: int, index: int
@@ -68,3 +70,20 @@ class Contributions:
         marked = {**marks, table_id: (table_seq, index)}
         at = (record.partition, record.offset)  # `local`'s stamp: the record's own position
         return _record(meter, marked, *at, record.diverts, record.hold), outputs
+
+    def grown(
+        self, record: MeterRecord | OpenMeter, claim: ContributionClaim, table_seq: int, index: int
+    ) -> tuple[OpenMeter, tuple[Output, ...]] | None:
+        """`contributed` the worker's way (`streams.scaleout.open_meter`): the claim added to
+        the meter's open record (opened from ``record`` if it is frozen), the open record and
+        the claim's outputs; None when it is not the plain case, an open ``record`` unchanged."""
+        definition = self._meters.get(claim.meter_id)
+        if definition is None or definition.mystery or not OPENABLE:
+            return None
+        here = (table_seq, index)
+        mark = record.marks.get(claim.table_id)
+        if mark is not None and here <= mark:
+            return None  # a duplicate: `local` says so
+        meter = record if isinstance(record, OpenMeter) else OpenMeter(record)
+        outputs = meter.took(definition, claim, here, self._topics)
+        return None if outputs is None else (meter, outputs)

@@ -30,6 +30,11 @@ as this claim having been written to the topic and read before them, which any i
 two workers' commits can give: the meter's single writer applying its operations one at a time
 in some order consistent with each table's own order IS its total order, on the topic or here.
 
+**Open meters.** A meter's plain contributions (no seed, no mystery level, above the table's
+mark) grow its record in place across the batch (`streams.scaleout.open_meter`), sealed into the
+frozen record before anything else reads it (a hit, a reversal, the meter lane, the batch's end:
+`streams.scaleout.batch.decide`); ``open_meters=False`` applies each to a frozen record.
+
 A meter with no state yet is seeded by its first claim applied here, as the meter lane seeds a
 meter whose first claim comes before its provisioning ``seed`` (that seed is then a no-op).
 Not applied here (they stay claims on the topic): a meter this worker does not own or whose
@@ -49,6 +54,7 @@ from streams.scaleout.claim_output import Claim
 from streams.scaleout.contribute import Contributions
 from streams.scaleout.meter_ops import op_from_bytes
 from streams.scaleout.meters import MeterProcessor, MeterRecord
+from streams.scaleout.open_meter import OpenMeter  # a meter open in its batch, as frozen
 from streams.scaleout.open_table import OpenTable  # a record open in its batch, as frozen
 from streams.scaleout.records import Processed, processed
 from streams.scaleout.store import PartitionState
@@ -92,8 +98,18 @@ def key_partition(key: bytes, partitions: int) -> int:
 class LocalApply:
     """Applies the round lane's claims on owned meters in its batch (module docstring)."""
 
-    def __init__(self, meters: MeterProcessor, claims_topic: str, partitions: int) -> None:
+    def __init__(
+        self,
+        meters: MeterProcessor,
+        claims_topic: str,
+        partitions: int,
+        *,
+        open_meters: bool = True,
+    ) -> None:
+        """``open_meters``: a meter's contributions grown in its open record across the batch
+        (`streams.scaleout.open_meter`); False, each applied to a frozen record (the reference)."""
         self._meters, self.topic, self._partitions = meters, claims_topic, partitions
+        self._open = open_meters
         self._lean = Contributions(meters.config, meters.events_topic, claims_topic)
         self._where: dict[str, Where] = {}
         self._places: dict[str, tuple[Where, bytes]] = {}
@@ -142,6 +158,8 @@ class LocalApply:
             op = out.op() if type(out) is Claim else op_from_bytes(out.value)
             where, key = self._place(op.meter_id)
             owned, meter = self._meter(where, key, batch_states, states)
+            if isinstance(meter, OpenMeter):  # the reference's steps read the frozen record
+                meter = batch_states[where][key] = meter.seal()
             done = None
             if owned and _caught_up(meter, op.table_id, owed.get(op.meter_id)):
                 done = self._meters.local(meter, op, where[1])
@@ -182,14 +200,25 @@ class LocalApply:
         owned, meter = self._meter(where, key, batch_states, states)
         if meter is None or not owned or not _caught_up(meter, claim.table_id, owed.get(meter_id)):
             return False
-        done = self._lean.contributed(meter, claim, out.table_seq, out.index)
-        if done is None:
-            return False
+        if self._open:
+            grown = self._lean.grown(meter, claim, out.table_seq, out.index)
+            if grown is None:
+                return False
+            opened, made = grown
+            if opened is not meter:  # opened here: the batch holds it from now on
+                batch_states.setdefault(where, {})[key] = opened
+                progress.setdefault(where, states[where].progress or 0)
+        else:
+            assert not isinstance(meter, OpenMeter)  # none is opened on this way
+            done = self._lean.contributed(meter, claim, out.table_seq, out.index)
+            if done is None:
+                return False
+            made = done[1]
+            batch_states.setdefault(where, {})[key] = done[0]
+            progress.setdefault(where, states[where].progress or 0)
         owed.pop(meter_id, None)
-        outputs.extend(done[1])
+        outputs.extend(made)
         outcomes.append("applied")
-        batch_states.setdefault(where, {})[key] = done[0]
-        progress.setdefault(where, states[where].progress or 0)
         return True
 
     @staticmethod
@@ -198,16 +227,16 @@ class LocalApply:
         key: bytes,
         batch_states: dict[Where, dict[bytes, Any]],
         states: Mapping[Where, PartitionState[Any]],
-    ) -> tuple[bool, MeterRecord | None]:
+    ) -> tuple[bool, MeterRecord | OpenMeter | None]:
         """Whether this worker owns the meter's partition and it has progress (else the claim
-        goes to the topic), and the meter's record as it stands (this batch's first; None: not
-        seeded yet)."""
+        goes to the topic), and the meter's record as it stands (this batch's first, maybe
+        open; None: not seeded yet)."""
         state = states.get(where)
         if state is None or state.progress is None:
             return False, None
         pending = batch_states.get(where)
         if pending is not None and key in pending:
-            found: MeterRecord = pending[key]
+            found: MeterRecord | OpenMeter = pending[key]
             return True, found
         return True, state.get(key)
 
@@ -222,7 +251,9 @@ def _claimless(outputs: tuple[Output, ...], topic: str) -> bool:
     return True
 
 
-def _caught_up(meter: MeterRecord | None, table_id: str, owed: tuple[int, int] | None) -> bool:
+def _caught_up(
+    meter: MeterRecord | OpenMeter | None, table_id: str, owed: tuple[int, int] | None
+) -> bool:
     """Whether every claim the table wrote to the topic for this meter has been applied."""
     if owed is None:
         return True

@@ -32,6 +32,7 @@ from streams.scaleout.open_table import OpenTable, sealed
 from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.table_record import TableRecord
 from tests.controller.fast.differential import simulated
+from tests.streams.scaleout.local_side import MeterSide, Sides, local_lanes
 from tests.streams.scaleout.mainref import meters as ref_meters
 from tests.streams.scaleout.mainref import rounds as ref_rounds
 
@@ -52,29 +53,38 @@ class Lane:
     from_bytes: Callable[[bytes], Any]
     state: dict[tuple[int, str], Any] = field(default_factory=dict)
     changelog: dict[tuple[int, str], bytes] = field(default_factory=dict)
+    side: MeterSide | None = None  # its local apply's meters (`local_side`)
 
     def restore(self) -> None:
         """Drop the in-memory state and read it back from the changelog (a restart)."""
         self.state = {where: self.from_bytes(raw) for where, raw in self.changelog.items()}
+        if self.side is not None:
+            self.side.restore()
 
 
 def lanes(
-    config: FloorConfig, key: bytes | None, *, open_rounds: bool = False
+    config: FloorConfig, key: bytes | None, *, open_rounds: bool = False, open_meters: bool = False
 ) -> tuple[tuple[Lane, Lane], tuple[Lane, Lane]]:
     """(candidate, reference) round lanes and (candidate, reference) meter lanes; with
     ``open_rounds`` the candidate round lane is the worker's (`OpenRoundProcessor.process_open`: a
     table's record open within a batch, sealed at its end as `streams.scaleout.batch.decide`
-    seals it)."""
+    seals it); with ``open_meters`` both round lanes apply their claims locally, the worker's
+    lane growing open meters against main's local apply (`local_side`)."""
     processor = open_rounds_module.OpenRoundProcessor(config, NAMES)
     new_round = processor.process_open if open_rounds else processor.process
     old_round = ref_rounds.RoundProcessor(config, NAMES).process
     new_meter = meters.MeterProcessor(config, NAMES, key).process
     old_meter = ref_meters.MeterProcessor(config, NAMES, key).process
+    table_codec = (rounds.table_record_to_bytes, rounds.table_record_from_bytes)
+    round_lanes = (
+        Lane(new_round, *table_codec),
+        Lane(old_round, ref_rounds.table_record_to_bytes, ref_rounds.table_record_from_bytes),
+    )
+    if open_meters:  # both lanes' records are the worker's `TableRecord` (with ``owed``)
+        (worker, mine), (main, theirs) = local_lanes(config, NAMES, key, PARTITIONS)
+        round_lanes = (Lane(worker, *table_codec, side=mine), Lane(main, *table_codec, side=theirs))
     return (
-        (
-            Lane(new_round, rounds.table_record_to_bytes, rounds.table_record_from_bytes),
-            Lane(old_round, ref_rounds.table_record_to_bytes, ref_rounds.table_record_from_bytes),
-        ),
+        round_lanes,
         (
             Lane(new_meter, meters.meter_record_to_bytes, meters.meter_record_from_bytes),
             Lane(old_meter, ref_meters.meter_record_to_bytes, ref_meters.meter_record_from_bytes),
@@ -149,6 +159,9 @@ class Pair:
         keep: bool = True,
     ) -> None:
         pending: list[dict[tuple[int, str], Any]] = [{}, {}]
+        sides = Sides.of(self.lanes[0].side, self.lanes[1].side)
+        if sides is not None:
+            sides.begin()
         for part, offset, (key, value, stamp) in taken:
             pos = SourcePos(self.topic, part, offset, stamp)
             seen = []
@@ -161,9 +174,13 @@ class Pair:
                 if result.record is not None and usable:
                     mine[where] = result.record
             assert seen[0][0] == seen[1][0], (self.topic, part, offset, key, value)
+            if sides is not None:  # the meters local apply holds (open ones peeked)
+                sides.compare(part, offset, value)
             self.outcomes[seen[0][1].outcome] += 1
             for out in seen[0][1].outputs:
                 on_output(out)
+        if sides is not None:  # sealed as `batch.decide` seals them, then committed
+            self.outcomes.update(sides.end(keep=keep))
         if not keep:
             return
         for mine in pending:  # what `batch.decide` does at its end
@@ -197,12 +214,14 @@ def run_floor(
     batch: int,
     *,
     open_rounds: bool = False,
+    open_meters: bool = False,
 ) -> Counter[str]:
     """``lines`` through both round lanes, then their claims (and diverts) through both meter
-    lanes; the outcomes counted (every step already compared)."""
+    lanes; the outcomes counted (every step already compared; with ``open_meters`` the claims
+    applied locally counted as ``local:<outcome>``)."""
     config = load_floor_config(text, "floor.toml")
     key = bytes(range(32)) if any(d.mystery for d in config.meters.values()) else None
-    round_lanes, meter_lanes = lanes(config, key, open_rounds=open_rounds)
+    round_lanes, meter_lanes = lanes(config, key, open_rounds=open_rounds, open_meters=open_meters)
     tables, claims = Pair(NAMES.table_events, round_lanes), Pair(NAMES.meter_claims, meter_lanes)
     for table, value in lines:
         tables.append(table, value)

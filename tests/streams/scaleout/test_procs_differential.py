@@ -27,11 +27,13 @@ DEMO = (EXAMPLES / "pa-three-card-poker-demo.toml").read_text("utf-8")  # ceilin
 MYSTERY = (EXAMPLES / "pa-three-card-poker-mystery.toml").read_text("utf-8")
 
 
-#: the candidate round lane: the reference's `process`, or the worker's `process_open`
-LANES, LANE_IDS = [False, True], ["process", "process_open"]
+#: the candidate round lane: the reference's `process`, the worker's `process_open`, or that with
+#: local apply growing open meters (`procs_harness.local_side`: against main's local apply)
+LANES = [(False, False), (True, False), (True, True)]
+LANE_IDS = ["process", "process_open", "open_meters"]
 
 
-@pytest.mark.parametrize("open_rounds", LANES, ids=LANE_IDS)
+@pytest.mark.parametrize("lane", LANES, ids=LANE_IDS)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 2**32 - 1),
@@ -40,23 +42,24 @@ LANES, LANE_IDS = [False, True], ["process", "process_open"]
     text=st.sampled_from([PLAIN, DEMO, MYSTERY]),
 )
 def test_any_disturbed_floor_gives_mains_bytes(
-    seed: int, forced: float, batch: int, text: str, open_rounds: bool
+    seed: int, forced: float, batch: int, text: str, lane: tuple[bool, bool]
 ) -> None:
     lines = list(disturbed(text, 250, seed, forced))
-    outcomes = run_floor(text, lines, seed, batch, open_rounds=open_rounds)
+    outcomes = run_floor(text, lines, seed, batch, open_rounds=lane[0], open_meters=lane[1])
     assert outcomes["accepted"] > 0
 
 
-@pytest.mark.parametrize("open_rounds", LANES, ids=LANE_IDS)
+@pytest.mark.parametrize("lane", LANES, ids=LANE_IDS)
 @pytest.mark.parametrize("text", [PLAIN, DEMO, MYSTERY], ids=["plain", "demo", "mystery"])
 def test_a_long_floor_with_every_outcome(
-    text: str, open_rounds: bool, monkeypatch: pytest.MonkeyPatch
+    text: str, lane: tuple[bool, bool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """3,000 events with a high share of forced jackpot hands: hits, splits and envy occur, and
     every outcome of both processors (the test fails if a path went unexercised), settlements
     decided by the fast path (not all of them left to the reference). With ``open_rounds`` the
     candidate round lane is the worker's (`OpenRoundProcessor.process_open`), its tables open
-    for many events of a batch of 200."""
+    for many events of a batch of 200; with ``open_meters`` its claims applied locally, meters
+    held open across a batch and sealed by hits, reversals and the batch's end."""
     answers: Counter[str] = Counter()
     steps = FastSettle.steps
 
@@ -67,8 +70,9 @@ def test_a_long_floor_with_every_outcome(
 
     monkeypatch.setattr(FastSettle, "steps", counted)
     lines = list(disturbed(text, 3_000, 20261202, 0.3))
-    outcomes = run_floor(text, lines, 7, 200, open_rounds=open_rounds)
-    for outcome in ("accepted", "duplicate", "rejected", "heartbeat", "redelivered", "applied"):
+    outcomes = run_floor(text, lines, 7, 200, open_rounds=lane[0], open_meters=lane[1])
+    applied = ("local:applied", "local:open") if lane[1] else ("applied",)
+    for outcome in ("accepted", "duplicate", "rejected", "heartbeat", "redelivered", *applied):
         assert outcomes[outcome] > 0, outcomes
     assert answers["awards"] > 10, answers
     assert answers["none"] > answers["reference"], answers
