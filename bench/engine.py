@@ -8,6 +8,9 @@ same batches, to a fresh log of the same kind with no processing at all (payload
 dedupe id = its event_id). Extra figures, same run: the old entry (`submit` of the parsed events,
 as the HTTP edge hands them over, the parse not counted) and its ratio to the same reference.
 Each repetition gets fresh databases in a temporary directory; opening them is not timed.
+The row runs under the engines' process setting (`streams.process.settle_gc`), as ``jackpot
+ingest`` and ``jackpot replay`` run, for the subject and its reference alike (the core row does
+the same); undone after the row.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from streams import native
 from streams.adapters.sqlite import SqliteLog
 from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
+from streams.process import YOUNG, settle_gc, unsettle_gc
 
 GOAL = Goal(
     text=">= 20,000 events/s sustained and >= 1/2 of append-only",
@@ -114,6 +118,15 @@ def run_rows(settings: Settings) -> list[Row]:
         for raw in workload.events(config, settings.engine_events, settings.seed)
     ]
     raws: list[Any] = [json.loads(line) for line in lines]
+    before = settle_gc()  # the engines' process setting, for the subject and reference alike
+    try:
+        return _measured(settings, text, lines, raws)
+    finally:
+        unsettle_gc(before)
+
+
+def _measured(settings: Settings, text: str, lines: list[bytes], raws: list[Any]) -> list[Row]:
+    """The row's pairs (the subject and the reference, then the old entry and the reference)."""
     with tempfile.TemporaryDirectory(prefix="bench-engine-") as folder:
         engine = _EngineRun(text, lines, settings.engine_batch, Path(folder), lines=True)
         append = _AppendRun(lines, raws, settings.engine_batch, Path(folder))
@@ -132,6 +145,7 @@ def run_rows(settings: Settings) -> list[Row]:
             "log_dir": str(Path(folder).parent),
             # whether the native hot path ran (make fast, cargo) or the Python path, and why
             "native": str(native.mode()),
+            "process_gc": f"streams.process.settle_gc (freeze, young threshold {YOUNG})",
         }
     return [
         rate_row(

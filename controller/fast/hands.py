@@ -68,6 +68,28 @@ _FIVE_SUITED = cast("dict[int, Entry]", five_card._SUITED)
 _FIVE_UNSUITED = cast("dict[int, Entry]", five_card._UNSUITED)
 
 
+#: The paytable names a hand of an unsuited classification entry (not all of its cards of one
+#: suit) answers to, by hand source. ``tests/controller/fast/test_hands.py`` asks the reference
+#: for the names of every unsuited entry (each suit of its first card) and requires these. An
+#: Envy table that lists none of them is paid only on a hand of one suit (`settle._qualifying`).
+UNSUITED_NAMES: dict[str, frozenset[str]] = {
+    "three_card": frozenset({"high_card", "pair", "straight", "three_of_a_kind"}),
+    **dict.fromkeys(
+        ("five_card", "five_of_six"),
+        frozenset(
+            {
+                "high_card",
+                "pair",
+                "two_pair",
+                "three_of_a_kind",
+                "straight",
+                "full_house",
+                "four_of_a_kind",
+            }
+        ),
+    ),
+}
+
 #: A formed hand: (paytable names, most specific first; the entry's display places; the cards
 #: used). `cards` sets the cards out when something reads them.
 Hand = tuple[tuple[str, ...], tuple[int, ...], Sequence[int]]

@@ -104,13 +104,22 @@ def decide_open(s: Session, e: RoundOpened) -> Answer:
 def decide_wager(s: Session, e: WagerPlaced) -> Answer:
     """`check_wager` for a wager on the own hand or the dealer's. Each field is read once (an
     attribute of a struct or a frozen event is a lookup by name from compiled code)."""
-    table_id, seq, event_id = e.table_id, e.seq, e.event_id
-    head = _head_of(s, table_id, e.round_id, seq, event_id)
+    heads = (e.table_id, e.seq, e.event_id, e.round_id)
+    return decide_wager_read(s, e, heads, e.seat, e.wager, e.on)
+
+
+def decide_wager_read(  # noqa: PLR0917 - the wager's fields, read by the caller
+    s: Session, e: WagerPlaced, heads: tuple[str, int, str, str], seat: int, kind: str, on: str
+) -> Answer:
+    """`decide_wager` of fields the caller read off ``e``: ``heads`` its ``table_id``, ``seq``,
+    ``event_id`` and ``round_id`` (the door reads a struct's fields at once:
+    `streams.door.fast_core.decide_wager_struct`); ``e.amount_cents`` is read here if linked."""
+    table_id, seq, event_id, round_id = heads
+    head = _head_of(s, table_id, round_id, seq, event_id)
     if head is None:
         return None
     facts, table, current = head
     rules = GAMES.get(current.game)
-    seat, kind, on = e.seat, e.wager, e.on
     if current.phase != "open" or rules is None or not 1 <= seat <= facts.seats:
         return None
     cents = None  # a linked wager's, read for its check and kept for the lock

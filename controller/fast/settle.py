@@ -28,7 +28,7 @@ from controller.fast.hands import Hand
 from controller.fast.hands import cards as shown
 from controller.fast.records import Round, SettledWager
 from controller.fast.settle_check import SettledCards
-from controller.fast.settle_ctx import DEALER, Ctx, Qualifying
+from controller.fast.settle_ctx import DEALER, Ctx, Qualifying, may_be_suited
 from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
@@ -217,7 +217,8 @@ def _envy(ctx: Ctx, facts: MeterFacts, wager: SettledWager) -> None:
     key = (facts.definition.meter_id, wager.wager, amount)
     qualifying = ctx.envy.get(key)
     if qualifying is None:
-        qualifying = ctx.envy[key] = _qualifying(ctx, facts, wager.wager, amounts)
+        suited = facts.suited_envy[amount]
+        qualifying = ctx.envy[key] = _qualifying(ctx, facts, wager.wager, amounts, suited)
     for holder, name, hand in qualifying:
         if holder != wager.seat:  # never for the own hand
             ctx.out.append(
@@ -236,10 +237,14 @@ def _envy(ctx: Ctx, facts: MeterFacts, wager: SettledWager) -> None:
             )
 
 
-def _qualifying(ctx: Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int]) -> Qualifying:
+def _qualifying(
+    ctx: Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int], suited: bool
+) -> Qualifying:
     """The holders of a qualifying hand for an Envy table of ``kind`` (`_envy_holders`, but
     the receiving player's own seat, which `_envy` skips), highest seat first
-    (`settlement_order`), each with the hand's first name the table lists."""
+    (`settlement_order`), each with the hand's first name the table lists. A table paid only
+    on a hand of one suit (``suited``: `MeterFacts.suited_envy`) skips a holder whose cards
+    cannot make one without forming the hand (most holders: 649a.12's Envy hands are flushes)."""
     policy = ctx.config.policy
     if policy.envy_holders == "any_dealt_hand":
         holders = set(ctx.hands)
@@ -249,9 +254,15 @@ def _qualifying(ctx: Ctx, facts: MeterFacts, kind: str, amounts: dict[str, int])
         holders -= ctx.folded
     holders.intersection_update(ctx.hands)  # a folded hand may have been left out of the settlement
     source, formed_hands = facts.source, ctx.formed
+    cards = ctx.cards
+    dealer, community = cards.dealer, cards.community
     out: Qualifying = []
     for holder in sorted(holders, reverse=True):
-        hand = formed_hands.get((source, holder)) or ctx.hand(source, holder)
+        hand = formed_hands.get((source, holder))
+        if hand is None:
+            if suited and not may_be_suited(source, cards.seats[holder], dealer, community):
+                continue  # a hand not of one suit: no name of this table
+            hand = ctx.hand(source, holder)
         for name in hand[0]:
             if name in amounts:
                 out.append((holder, name, hand))

@@ -13,6 +13,7 @@ from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand, formed
 from controller.fast.records import Round, SettledWager
 from controller.fast.settle_check import SettledCards
+from controller.model.cards import FULL_DECK
 from controller.model.games import GAMES, GameRules
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep
@@ -20,6 +21,8 @@ from controller.rules.settlement import SettlementStep
 DEALER = "dealer"
 Target = int | str  # a seat, or DEALER
 Qualifying = list[tuple[int, str, Hand]]  # (holder seat, Envy name, hand), settlement order
+#: A card's suit counted in a four-bit field per suit: the sum over a pool counts each suit.
+_SUIT_COUNT = tuple(1 << 4 * int(card.suit) for card in FULL_DECK)
 
 
 class Ctx:
@@ -93,3 +96,27 @@ class Ctx:
                 own = cards.seats[target]  # type: ignore[index]  # an int here
             hand = self.formed[key] = formed(source, own, cards.dealer, cards.community)
         return hand
+
+
+def may_be_suited(source: str, own: list[int], dealer: list[int], community: list[int]) -> bool:
+    """Whether the hand `hands.formed` forms of these cards for ``source`` may be of one suit (a
+    suited classification entry: three of a suit for ``three_card``, five of a suit in the pool
+    otherwise). False only for a pool `formed` takes without raising (three cards, or five to
+    seven): a pool it refuses is formed, and refused, as before."""
+    if source == "three_card":
+        pool, need = own, 3
+    elif source == "five_of_six":
+        pool, need = own + dealer, 5
+    elif source == "five_card":
+        pool, need = own + community, 5
+    else:
+        return True
+    size = len(pool)
+    if size != 3 if need == 3 else not 5 <= size <= 7:
+        return True
+    count = _SUIT_COUNT
+    suits = 0
+    for card in pool:
+        suits += count[card]
+    # a field at ``need`` or more reaches 8 (its bit 3) once 8 - need is added; at most 7 + 5
+    return bool((suits + (8 - need) * 0x1111) & 0x8888)

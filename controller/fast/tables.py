@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from controller.config.floor import Award, FloorConfig, MeterDef, TableDef
+from controller.fast.hands import UNSUITED_NAMES
 from controller.model.games import GAMES, GameRules
 
 
@@ -79,6 +80,7 @@ class MeterFacts:
         "primary_ppm",
         "reserve_ppm",
         "source",
+        "suited_envy",
     )
 
     def __init__(self, definition: MeterDef) -> None:
@@ -92,6 +94,14 @@ class MeterFacts:
         }
         self.bonuses = progressive.bonuses
         self.source: str = progressive.hand
+        # Envy tables (by amount) paid only on a hand of one suit: none of their names is one an
+        # unsuited hand of the source answers to (`hands.UNSUITED_NAMES`; e.g. 649a.12(e)(5):
+        # A-K-Q suited, (h): royal and straight flushes, (j): royal flushes).
+        unsuited = UNSUITED_NAMES.get(self.source)
+        self.suited_envy: dict[int, bool] = {
+            amount: unsuited is not None and unsuited.isdisjoint(table)
+            for amount, table in self.envy.items()
+        }
         self.primary_ppm = definition.progressive.primary_ppm
         self.reserve_ppm = definition.progressive.reserve_ppm
         self.hot = not definition.divert_to and not definition.mystery and _plain_meter(definition)

@@ -1,7 +1,9 @@
 """``jackpot ingest``: feed a JSONL file of table events into the embedded engine's durable log.
 
 Idempotent by ``event_id``: running it again after a crash (or twice) applies each event once, so
-a device or a batch job can simply retry. Prints a one-line summary of the outcomes.
+a device or a batch job can simply retry. Prints a one-line summary of the outcomes. The lines
+are ingested under the engines' process setting (`streams.process.settled_gc`, once the engine
+has started; undone after), as ``jackpot replay`` folds.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from streams.adapters.sqlite import SqliteLog
 from streams.cli.common import Progress, fail
 from streams.embedded.engine import EmbeddedController
 from streams.embedded.mystery import key_for
+from streams.process import settled_gc
 
 
 def add_parser(sub: Any) -> None:
@@ -88,9 +91,10 @@ def handle(args: argparse.Namespace) -> int:
     controller = open_controller(args.config, args.db, args.snapshot_every, args.mystery_key)
     counts: Counter[str] = Counter()
     progress = Progress(prog, args.events.stat().st_size)
-    for batch, names in _batches(args.events, args.batch, progress):
-        # A line that is not one JSON object is dead-lettered in its place, named by its number.
-        counts.update(o.status for o in controller.submit_lines(batch, names=names))
+    with settled_gc():  # a batch job, as `jackpot replay`: the collector out of its way
+        for batch, names in _batches(args.events, args.batch, progress):
+            # A line that is not one JSON object is dead-lettered in its place, named by its number.
+            counts.update(o.status for o in controller.submit_lines(batch, names=names))
     progress.done()
     summary = ", ".join(f"{k} {counts[k]}" for k in ("accepted", "duplicate", "rejected"))
     print(f"jackpot ingest: {summary}; log position {controller.position}", file=sys.stderr)

@@ -9,10 +9,12 @@ import gc
 import json
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from streams.cli import replay
+from streams.cli import ingest, replay
+from streams.embedded.engine import EmbeddedController
 from streams.process import YOUNG, settle_gc, unsettle_gc
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "pa-three-card-poker.toml"
@@ -55,5 +57,35 @@ def test_a_command_run_in_process_gives_the_collector_back(
     args = argparse.Namespace(config=EXAMPLE, events=events, reference=False)
     assert replay.handle(args) == 0
     assert json.loads(capsys.readouterr().out)["meters"]  # it ran: the seeded meters
+    assert gc.get_threshold() == start
+    assert gc.get_freeze_count() == frozen
+
+
+def test_ingest_runs_its_lines_settled_and_gives_the_collector_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`jackpot ingest` is a batch job like `jackpot replay`: its lines are decided with the
+    collector settled (after the engine started), and the process gets its settings back."""
+    start, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen: list[int] = []
+    submit = EmbeddedController.submit_lines
+
+    def spy(self: EmbeddedController, *args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold()[0])
+        return submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(EmbeddedController, "submit_lines", spy)
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(b'{"not": "an event"}\n')
+    args = argparse.Namespace(
+        config=EXAMPLE,
+        db=tmp_path / "log.db",
+        batch=500,
+        snapshot_every=20_000,
+        mystery_key=None,
+        events=events,
+    )
+    assert ingest.handle(args) == 0
+    assert seen == [YOUNG]
     assert gc.get_threshold() == start
     assert gc.get_freeze_count() == frozen

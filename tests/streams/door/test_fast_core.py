@@ -17,6 +17,7 @@ import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,6 +30,7 @@ from controller.model.events import Event
 from controller.model.state import FloorState
 from controller.model.table_events import TableEventBase, from_contract, to_contract
 from streams.codec import encode
+from streams.door import fast_core
 from streams.door.contract_structs import RoundHead, WagerPlacedStruct
 from streams.door.fast_core import decode_vouched, recorded, run_lines, step_line
 from streams.door.fast_decode import try_decode_line
@@ -240,3 +242,21 @@ def test_the_compiled_decode_vouches_for_a_simulated_floor_as_the_door_does() ->
     lines_only = [t for t in texts if isinstance(t, bytes)]
     vouched = [_same_decode(t) for t in lines_only]
     assert 0.5 * len(vouched) < sum(vouched) < len(vouched)  # both ways occurred
+
+
+def test_a_wager_struct_is_decided_on_its_fields_read_at_once() -> None:
+    """The wagers' decider reads a struct's fields from msgspec's ``astuple`` at the places the
+    module's constants name (the tests above hold its answers to the reference): they are the
+    struct's, so the struct's decider is the one that reads them."""
+    assert fast_core._fields_known()
+    assert fast_core.DIRECT[WagerPlacedStruct] is fast_core.decide_wager_struct
+    struct = decode_vouched(
+        b'{"amount":"5.00","event_id":"e1","occurred_at":"2026-11-29T18:00:00Z","on":"own",'
+        b'"round_id":"r1","schema_version":1,"seat":3,"seq":7,"table_id":"t1","type":"wager_placed",'
+        b'"wager":"ante"}'
+    )
+    assert isinstance(struct, WagerPlacedStruct)
+    f = msgspec.structs.astuple(struct)
+    read = (f[fast_core._TABLE], f[fast_core._SEQ], f[fast_core._ID], f[fast_core._ROUND])
+    assert read == ("t1", 7, "e1", "r1")
+    assert (f[fast_core._SEAT], f[fast_core._KIND], f[fast_core._ON]) == (3, "ante", "own")
