@@ -24,8 +24,9 @@ Also measured in the same run, in pairs of their own: the struct decode alone
 events without the parse (the fast session and the readable reference `controller.floor.run`).
 The whole row runs under the engines' process setting (`streams.process.settle_gc`: what
 start-up built frozen out of the cyclic collector's way, a young collection every 50,000
-allocations instead of 700), as ``jackpot serve``, the Kafka worker and ``jackpot replay`` run,
-for the subject, its reference and every extra alike; undone after the row. Each extra's
+allocations instead of 700), as the Kafka worker, ``jackpot ingest`` and ``jackpot replay`` run
+(not ``jackpot serve``: `streams.process` says why), for the subject, its reference and every
+extra alike; undone after the row. Each extra's
 ``*_over_parse`` is the parse's median time over its median time: the ratio the row
 would show with it as the subject. The memo of formed hands (the fast former's and the
 reference's `lru_cache`) is emptied before every repetition, so a repetition does not find the
