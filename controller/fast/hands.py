@@ -69,7 +69,7 @@ _FIVE_UNSUITED = cast("dict[int, Entry]", five_card._UNSUITED)
 
 
 #: The paytable names a hand of an unsuited classification entry (not all of its cards of one
-#: suit) answers to, by hand source. ``tests/controller/fast/test_hands.py`` asks the reference
+#: suit) answers to, by hand source. ``tests/controller/fast/test_envy_suits.py`` asks the reference
 #: for the names of every unsuited entry (each suit of its first card) and requires these. An
 #: Envy table that lists none of them is paid only on a hand of one suit (`settle._qualifying`).
 UNSUITED_NAMES: dict[str, frozenset[str]] = {
