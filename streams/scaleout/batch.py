@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -101,7 +101,6 @@ def decide(
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     where: Where | None = None
     since = 0  # records decided since the GIL was last offered (`YIELD_EVERY`)
-    touched: list[dict[bytes, Any]] = []  # the batch's records of the partitions met here
     for message in records:
         since += 1
         if since == YIELD_EVERY:
@@ -111,7 +110,6 @@ def decide(
         if where is None or where[0] != topic or where[1] != part:
             where = (topic, part)
             lane, state, pending, outcomes, outputs = _lookups(batch, lanes, states, where)
-            touched.append(pending)
             process, round_local = lane.process, local is not None and lane.name == "round"
         key = message.key()
         key_bytes = key if key is None or type(key) is bytes else as_bytes(key)
@@ -131,16 +129,16 @@ def decide(
         batch.progress[where] = offset + 1
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
-    _seal(touched if local is None else list(batch.states.values()))  # local: meters too
+    _seal(batch.states.values())  # the round lane's tables; with ``local``, meters too
     return batch
 
 
-def _seal(touched: list[dict[bytes, Any]]) -> None:
+def _seal(batch_states: Iterable[dict[bytes, Any]]) -> None:
     """Each record left open frozen: a table's the round lane grew (`streams.scaleout.
     open_table`), a meter's local apply grew (`streams.scaleout.open_meter`). What the loop
     encodes, stores and decides from next is a `TableRecord` or a `MeterRecord`, as the
     reference's."""
-    for pending in touched:
+    for pending in batch_states:
         for key, record in pending.items():
             kind = type(record)
             if kind is OpenTable or kind is OpenMeter:
