@@ -22,21 +22,14 @@ claim, and a worker using it equal to main's (``test_claim_output.py``).
 
 from __future__ import annotations
 
-from typing import Final
-
 from controller.claims import ContributionClaim
 from controller.config.floor import FloorConfig
 from controller.fast.lane import meter_event, next_meter
 from streams.codec import Output
 from streams.scaleout.diverts import divert_output
-from streams.scaleout.meters import MeterRecord
+from streams.scaleout.meters import MeterRecord, meter_record
 from streams.scaleout.open_meter import OPENABLE, OpenMeter
-from streams.scaleout.records import event_output, fast_builder
-
-#: `MeterRecord`'s positional constructor, as `streams.scaleout.meters` builds it.
-_record: Final = fast_builder(
-    MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold")
-)
+from streams.scaleout.records import event_output
 
 
 class Contributions:
@@ -69,7 +62,7 @@ class Contributions:
         outputs = (first,) if onward is None else (first, onward)
         marked = {**marks, table_id: (table_seq, index)}
         at = (record.partition, record.offset)  # `local`'s stamp: the record's own position
-        return _record(meter, marked, *at, record.diverts, record.hold), outputs
+        return meter_record(meter, marked, *at, record.diverts, record.hold), outputs
 
     def grown(
         self, record: MeterRecord | OpenMeter, claim: ContributionClaim, table_seq: int, index: int

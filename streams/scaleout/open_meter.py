@@ -30,18 +30,14 @@ from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState
 from streams.codec import Output
 from streams.scaleout.diverts import divert_output
-from streams.scaleout.meters import MeterRecord
+from streams.scaleout.meters import MeterRecord, meter_record
 from streams.scaleout.records import event_output, fast_builder
 
 if TYPE_CHECKING:
     from immutables import MapMutation
 
-#: `MeterState`'s and `MeterRecord`'s positional makers, as `controller.fast.lane.next_meter`
-#: and `streams.scaleout.contribute` build them
+#: `MeterState`'s positional maker, as `controller.fast.lane.next_meter` builds it
 _METER: Final = fast_builder(MeterState, METER_FIELDS)
-_RECORD: Final = fast_builder(
-    MeterRecord, ("meter", "marks", "partition", "offset", "diverts", "hold")
-)
 
 
 class OpenMeter:
@@ -112,7 +108,7 @@ class OpenMeter:
             self.transferred_sub, m.retired, m.mystery_commitment, m.mystery_sealed,
             m.mystery_trigger_cents, m.mystery_salt, self.rounds.finish(),
         )  # fmt: skip
-        return _RECORD(meter, self.marks, self.partition, self.offset, self.diverts, self.hold)
+        return meter_record(meter, self.marks, self.partition, self.offset, self.diverts, self.hold)
 
 
 #: (the meter events' topic, the meter-claims topic) a contribution's outputs go to
@@ -121,10 +117,3 @@ Topics = tuple[str, str]
 #: Whether a meter can be opened here: `next_meter` builds `MeterState` positionally (else it
 #: is `evolve_meter`, and so is local apply's every contribution)
 OPENABLE: Final = METER_PLAIN
-
-
-def sealed_meter(record: object) -> object:
-    """The frozen record of what a batch holds for a meter key (anything else as it is)."""
-    if type(record) is OpenMeter:
-        return record.seal()
-    return record

@@ -25,7 +25,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout import meters
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterRecord, meter_record_from_bytes, meter_record_to_bytes
-from streams.scaleout.open_meter import OpenMeter, sealed_meter
+from streams.scaleout.open_meter import OpenMeter
 from streams.scaleout.open_rounds import OpenRoundProcessor
 from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.store import PartitionState
@@ -98,7 +98,10 @@ class MeterSide:
         committed (records stored through their bytes, as a restore reads them) unless
         dropped."""
         for records in self.pending.values():
-            records.update((key, sealed_meter(record)) for key, record in records.items())
+            records.update(
+                (key, record.seal() if type(record) is OpenMeter else record)
+                for key, record in records.items()
+            )
         if not keep:
             return
         for where, records in self.pending.items():

@@ -34,7 +34,7 @@ CASES: list[tuple[Any, type, dict[str, Any]]] = [
          "recent": (("e", "d"),), "ids": {"e": "d"}, "owed": (("m", 1, 0),)},
     ),
     (
-        meters._record,
+        meters.meter_record,
         MeterRecord,
         {"meter": MeterState(meter_id="m"), "marks": {"t1": (1, 0)}, "partition": 1, "offset": 2,
          "diverts": {"m2": 3}, "hold": "t1:4"},
