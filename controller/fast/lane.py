@@ -48,7 +48,6 @@ from controller.rules.table_state import add_contribution, evolve_table
 #: A contribution a round remembers: (meter_id, primary_sub, reserve_sub).
 Entry = tuple[str, int, int]
 
-
 _ROUND_FIELDS: Final = (
     "round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids",
 )  # fmt: skip
@@ -133,21 +132,20 @@ _STEPS: Final[dict[type, Callable[..., RoundState]]] = {
 
 #: `MeterState`'s fields in the order `_meter` takes them; a class with other fields turns the
 #: positional path off (`next_meter` is then `evolve_meter`).
-_METER_FIELDS: Final = (
+METER_FIELDS: Final = (
     "meter_id", "amount_sub", "reserve_sub", "seeded_sub", "contributed_sub", "contributions",
     "paid_sub", "corrected_sub", "hits", "seq", "overflow_sub", "transferred_sub", "retired",
     "mystery_commitment", "mystery_sealed", "mystery_trigger_cents", "mystery_salt",
     "open_rounds",
 )  # fmt: skip
-_meter = builder(MeterState, _METER_FIELDS)
-_METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == _METER_FIELDS
-METER_FIELDS, METER_PLAIN = _METER_FIELDS, _METER_PLAIN  # `streams.scaleout.open_meter`'s
+_meter = builder(MeterState, METER_FIELDS)
+METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == METER_FIELDS
 
 
 def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:
     """``evolve_meter(meter, event)``; a contribution as `_contributed` writes it (the same sums,
     every other field carried over)."""
-    if type(event) is not ContributionRecorded or not _METER_PLAIN:
+    if type(event) is not ContributionRecorded or not METER_PLAIN:
         return evolve_meter(meter, event)
     m, e = meter, event
     return _meter(
@@ -186,7 +184,7 @@ def install(make: Callable[[type, tuple[str, ...]], Callable[..., Any]]) -> None
     test_lane_builders.py`` for the worker's, `streams.scaleout.records.fast_builder`)."""
     global _round, _table, _meter, _recorded, _claim  # noqa: PLW0603 - read per call, rebound once
     _round, _table = make(RoundState, _ROUND_FIELDS), make(TableState, _TABLE_FIELDS)
-    _meter, _claim = make(MeterState, _METER_FIELDS), make(ContributionClaim, CLAIM_FIELDS)
+    _meter, _claim = make(MeterState, METER_FIELDS), make(ContributionClaim, CLAIM_FIELDS)
     _recorded = make(ContributionRecorded, _RECORDED_FIELDS)
 
 

@@ -25,7 +25,7 @@ from streams.scaleout.records import fast_builder
 BUILT: dict[str, tuple[type, tuple[str, ...]]] = {
     "_round": (RoundState, lane._ROUND_FIELDS),
     "_table": (TableState, lane._TABLE_FIELDS),
-    "_meter": (MeterState, lane._METER_FIELDS),
+    "_meter": (MeterState, lane.METER_FIELDS),
     "_recorded": (ContributionRecorded, lane._RECORDED_FIELDS),
     "_claim": (ContributionClaim, CLAIM_FIELDS),
 }
