@@ -7,7 +7,10 @@ applies claims locally produces and stores, batch for batch, exactly what main's
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,9 +23,10 @@ from streams.scaleout import mystery
 from streams.scaleout.claim_output import Claim, new_claim
 from streams.scaleout.heard import Heard, new_heard
 from streams.scaleout.meter_ops import claim_bytes, op_from_bytes
-from streams.scaleout.records import SourcePos
+from streams.scaleout.queued import QueuedClaims
+from streams.scaleout.records import Processed, SourcePos
 from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
-from streams.scaleout.store import Lane
+from streams.scaleout.store import Lane, PartitionState
 from tests.streams.scaleout.local_world import NAMES, PARTS, World
 from tests.streams.scaleout.mainref.bf26c78 import local_apply as main_local
 from tests.streams.scaleout.mainref.bf26c78 import rounds as main_rounds
@@ -79,6 +83,42 @@ def test_the_lazy_outputs_are_built_as_their_constructors_build_them(
     assert heard.dedupe_id == f"heard@{pos.label}"
 
 
+class MainInOrder(main_local.LocalApply):
+    """main's local apply at bf26c78 with the one rule it lacked (2026-12-03): a claim is not
+    applied here while another table's claim on the meter waits in the topic
+    (`streams.scaleout.queued`; it let a local claim pass the backlog, and a hit be priced
+    without an earlier lock's contribution). main's code runs unchanged; its per-table check
+    (`_caught_up`) is asked of the queue as well, and each table's ``owed`` it leaves is what
+    went to the topic (the last claim per meter, as the worker's `QueuedClaims.wrote` hears)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.queued = QueuedClaims(self.topic)
+
+    def applied(
+        self,
+        result: Processed[Any],
+        batch_states: dict[tuple[str, int], dict[bytes, Any]],
+        progress: dict[tuple[str, int], int],
+        outcomes: list[str],
+        states: Mapping[tuple[str, int], PartitionState[Any]],
+    ) -> Processed[Any]:
+        self.queued.follow(states)
+        mains_check = main_local._caught_up
+
+        def caught_up(meter: Any, table_id: str, owed: tuple[int, int] | None) -> bool:
+            if not mains_check(meter, table_id, owed):
+                return False
+            return meter is None or self.queued.none_before(meter.meter.meter_id, meter.marks)
+
+        with mock.patch.object(main_local, "_caught_up", caught_up):
+            done = super().applied(result, batch_states, progress, outcomes, states)
+        if done.record is not None:
+            for meter_id, seq, index in done.record.owed:
+                self.queued.wrote(meter_id, done.record.table.table_id, (seq, index))
+        return done
+
+
 def mains(text: str) -> World:
     """A world whose round lane and local apply are main's (claims encoded, then decoded)."""
     world = World(text, KEY)
@@ -94,7 +134,7 @@ def mains(text: str) -> World:
     )
     assert world.local is not None
     meters = world.local._meters  # the same meter processor, with main's local apply
-    world.local = main_local.LocalApply(meters, NAMES.meter_claims, PARTS)  # type: ignore[assignment]
+    world.local = MainInOrder(meters, NAMES.meter_claims, PARTS)  # type: ignore[assignment]
     return world
 
 
