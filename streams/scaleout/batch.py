@@ -44,6 +44,8 @@ class Applier(Protocol):
     class, so that this module compiled (`streams.compiled`) takes any implementation, as the
     differential tests pass main's (a compiled parameter of a native class checks its type)."""
 
+    def begin(self, states: Mapping[Where, PartitionState[Any]]) -> None: ...
+
     def applied(
         self,
         result: Processed[Any],
@@ -98,6 +100,8 @@ def decide(
     """
     batch = Batch(time.monotonic()) if into is None else into
     batch.records += len(records)
+    if local is not None:
+        local.begin(states)  # its view of what other tables left in the topic follows `states`
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     where: Where | None = None
     since = 0  # records decided since the GIL was last offered (`YIELD_EVERY`)

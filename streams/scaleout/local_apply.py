@@ -119,6 +119,7 @@ class LocalApply:
         self._open = open_meters
         self._lean = Contributions(meters.config, meters.events_topic, claims_topic)
         self._queued = QueuedClaims(claims_topic)  # other tables' claims a local one must not pass
+        self._queued_meters = self._queued.by_meter  # asked first: one lookup while none queued
         self._where: dict[str, Where] = {}
         self._places: dict[str, tuple[Where, bytes]] = {}
 
@@ -137,6 +138,11 @@ class LocalApply:
             found = self._places[meter_id] = (self.where(meter_id), meter_id.encode())
         return found
 
+    def begin(self, states: Mapping[Where, PartitionState[Any]]) -> None:
+        """A batch's decide starts (`streams.scaleout.batch.decide`): the queued claims follow
+        the state it decides from (`QueuedClaims.follow`)."""
+        self._queued.follow(states)
+
     def applied(
         self,
         result: Processed[TableRecord | OpenTable],
@@ -154,7 +160,6 @@ class LocalApply:
             return result
         if not record.owed and _claimless(result.outputs, topic):
             return result  # what the loop below gives back for it, unchanged
-        self._queued.follow(states)
         owed = {m: (seq, index) for m, seq, index in record.owed}
         outputs = []
         for out in result.outputs:
@@ -244,6 +249,8 @@ class LocalApply:
         `streams.scaleout.queued`)."""
         if not _caught_up(meter, table_id, owed.get(meter_id)):
             return False
+        if meter_id not in self._queued_meters:
+            return True
         return self._queued.none_before(meter_id, None if meter is None else meter.marks)
 
     @staticmethod

@@ -27,6 +27,7 @@ the order across them is the interleaving of their workers' commits (docs/kafka.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import is_
 from typing import Any
 
 Where = tuple[str, int]
@@ -38,20 +39,19 @@ class QueuedClaims:
 
     def __init__(self, claims_topic: str) -> None:
         self._topic = claims_topic
-        self._by_meter: dict[str, dict[str, Claim]] = {}
+        #: The queued claims by meter, then table: one dict for good (cleared, never replaced),
+        #: so local apply may keep it and ask ``meter_id in`` it before calling `none_before`.
+        self.by_meter: dict[str, dict[str, Claim]] = {}
         self._basis: list[Any] = []  # the `PartitionState`s the index was built from
 
     def follow(self, states: Mapping[Where, Any]) -> None:
-        """Rebuilt from ``states``' table records if they are not those it was built from."""
+        """Rebuilt from ``states``' table records if they are not those it was built from (once
+        per decided batch: `streams.scaleout.batch.decide`)."""
         basis = self._basis
-        if len(basis) == len(states):
-            for held, now in zip(basis, states.values(), strict=True):
-                if held is not now:
-                    break
-            else:
-                return
+        if len(basis) == len(states) and all(map(is_, basis, states.values())):
+            return
         self._basis = list(states.values())
-        self._by_meter = {}
+        self.by_meter.clear()
         for where, state in states.items():
             if where[0] == self._topic:
                 continue  # a meter partition: no table records
@@ -61,16 +61,16 @@ class QueuedClaims:
 
     def wrote(self, meter_id: str, table_id: str, claim: Claim) -> None:
         """A table's claim on the meter went to the topic."""
-        queued = self._by_meter.get(meter_id)
+        queued = self.by_meter.get(meter_id)
         if queued is None:
-            queued = self._by_meter[meter_id] = {}
+            queued = self.by_meter[meter_id] = {}
         queued[table_id] = claim
 
     def none_before(self, meter_id: str, marks: Mapping[str, Claim] | None) -> bool:
         """Whether every claim queued on the meter is applied, by the meter's ``marks`` (its
         last applied claim per table; None: the meter has no record yet). Those applied are
         forgotten."""
-        queued = self._by_meter.get(meter_id)
+        queued = self.by_meter.get(meter_id)
         if queued is None:
             return True
         if marks is None:
@@ -80,5 +80,5 @@ class QueuedClaims:
             if mark is None or mark < claim:
                 return False
             del queued[table_id]
-        del self._by_meter[meter_id]
+        del self.by_meter[meter_id]
         return True

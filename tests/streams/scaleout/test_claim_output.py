@@ -95,6 +95,9 @@ class MainInOrder(main_local.LocalApply):
         super().__init__(*args)
         self.queued = QueuedClaims(self.topic)
 
+    def begin(self, states: Mapping[tuple[str, int], PartitionState[Any]]) -> None:
+        self.queued.follow(states)
+
     def applied(
         self,
         result: Processed[Any],
@@ -103,7 +106,6 @@ class MainInOrder(main_local.LocalApply):
         outcomes: list[str],
         states: Mapping[tuple[str, int], PartitionState[Any]],
     ) -> Processed[Any]:
-        self.queued.follow(states)
         mains_check = main_local._caught_up
 
         def caught_up(meter: Any, table_id: str, owed: tuple[int, int] | None) -> bool:
