@@ -132,12 +132,27 @@ def _decision_ok(e: DecisionStruct) -> bool:
 
 
 def _settled_ok(e: RoundSettledStruct) -> bool:
-    return (
-        _round_ok(e)
-        and len(set(e.dealer)) == len(e.dealer)
-        and len(set(e.community)) == len(e.community)
-        and all(len(set(hand)) == len(hand) for hand in e.seats.values())
-    )
+    if not (_round_ok(e) and _distinct(e.dealer) and _distinct(e.community)):
+        return False
+    return all(_distinct(hand) for hand in e.seats.values())
+
+
+def _distinct(cards: list[str]) -> bool:
+    """``len(set(cards)) == len(cards)`` (``uniqueItems``) for the few cards a hand holds (at
+    most 7, `Hand`), by comparing each pair, compiled: a settlement checked ~8 sets of two or
+    three cards, ~0.9k instructions each to make (bench/PROPOSALS.md)."""
+    size = len(cards)
+    if size > _PAIRWISE:
+        return len(set(cards)) == size
+    for later in range(1, size):
+        card = cards[later]
+        for earlier in range(later):
+            if cards[earlier] == card:
+                return False
+    return True
+
+
+_PAIRWISE: Final = 7  # up to this many cards compared pair by pair (at most 21 comparisons)
 
 
 def _learn(known: set[str], pattern: re.Pattern[str], text: str) -> bool:

@@ -46,11 +46,12 @@ from streams.codec.writer import TABLE_PLANS, Plan
 from streams.door.contract_structs import (
     DecisionStruct,
     RoundOpenedStruct,
+    RoundSettledStruct,
     RoundStruct,
     WagerPlacedStruct,
     WagersLockedStruct,
 )
-from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded
+from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded, settled_event
 from streams.door.fast_decode import round_event, table_event
 from streams.door.hot_lines import HOT_KINDS, hot_heads_decoder
 from streams.door.json_lines import parse_json_line
@@ -129,7 +130,8 @@ def decide_lines(
             name = names[index] if names else ""
             _parsed_line(out, line, seen, ctx, asked=asked, name=name)
         elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
-            command = table_event(struct)
+            settled = type(struct) is RoundSettledStruct  # its event built compiled
+            command = settled_event(cast(Any, struct)) if settled else table_event(struct)
             decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
         else:
             _door_hot_line(out, line, cast(RoundStruct, struct), entry, seen, ctx=ctx, asked=asked)
