@@ -205,7 +205,7 @@ def serialised(draw: st.DrawFn, event: dict[str, Any]) -> Line:
     return text.encode() if draw(st.booleans()) else text
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_valid_events_agree_and_the_fast_path_vouches_for_them(data: st.DataObject) -> None:
     event = data.draw(events())
@@ -298,7 +298,7 @@ def mutated(draw: st.DrawFn) -> dict[str, Any]:
     return event
 
 
-@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_mutated_events_get_the_schema_verdict_and_message(data: st.DataObject) -> None:
     event = data.draw(mutated())
@@ -361,7 +361,7 @@ def door_lines(draw: st.DrawFn) -> tuple[str, Line]:
     return kind, draw(serialised(event))
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(broken_lines(), st.booleans())
 def test_broken_lines_get_the_schema_verdict_and_message(line: Line, as_bytes: bool) -> None:
     if as_bytes and isinstance(line, str):
