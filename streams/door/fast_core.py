@@ -15,8 +15,8 @@ Everything else takes the readable way, so the answer is always the reference's:
 - a line the struct decode does not vouch for (an escape, a repeated or unknown key, a wrong type,
   a value outside the contract, a heartbeat, not JSON at all) is read by ``read`` (by default
   ``from_contract(json.loads(line))``, raising what it raises);
-- a settlement or a void is decided on its frozen event (`fast_decode.struct_event`: a few per
-  round, and the settlement reads its cards through the frozen shape);
+- a settlement or a void is decided on its frozen event (`struct_event`: a few per round, and
+  the settlement reads its cards through the frozen shape);
 - a struct the session's decider does not accept (a refusal, anything unusual) goes to the
   reference `decide` as its frozen event, which words the refusal.
 

@@ -45,8 +45,8 @@ class QueuedClaims:
         self._basis: list[Any] = []  # the `PartitionState`s the index was built from
 
     def follow(self, states: Mapping[Where, Any]) -> None:
-        """Rebuilt from ``states``' table records if they are not those it was built from (once
-        per decided batch: `streams.scaleout.batch.decide`)."""
+        """Rebuilt from ``states``' table records if they are not those it was built from (asked
+        at each `streams.scaleout.batch.decide`, a batch's first and those `more` adds)."""
         basis = self._basis
         if len(basis) == len(states) and all(map(is_, basis, states.values())):
             return
