@@ -21,14 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from operator import attrgetter
+from typing import Final
 
 from controller.config.floor import FloorConfig, TableDef
+from controller.fast.build import builder
 from controller.fast.hands import Hand
 from controller.fast.hands import cards as shown
 from controller.fast.records import Round, SettledWager
 from controller.fast.settle_check import SettledCards
-from controller.fast.settle_ctx import DEALER, Ctx, Qualifying, may_be_suited
+from controller.fast.settle_ctx import (
+    DEALER,
+    Ctx,
+    Qualifying,
+    by_seat_down,
+    high_first,
+    may_be_suited,
+    times,
+)
 from controller.fast.tables import MeterFacts
 from controller.meter import HitClaim
 from controller.model.events import EnvyAwarded, FixedAwarded
@@ -36,7 +45,14 @@ from controller.model.games import PROGRESSIVE_WAGERS
 from controller.model.table_events import RoundSettled
 from controller.rules.settlement import SettlementStep
 
-_SEAT = attrgetter("seat")
+#: The awards built positionally, a slot each (`controller.fast.build.builder`): their frozen
+#: dataclasses' ``__init__`` called with keywords from compiled code took ~20k instructions an
+#: award; `Final`, so compiled code reads each from a C static.
+_AWARD = ("meter_id", "table_id", "round_id", "seat")
+_FIXED: Final = builder(FixedAwarded, (*_AWARD, "wager", "on", "hand", "cards", "amount_cents",
+                                       "occurred_at", "hit_id"))  # fmt: skip
+_ENVY: Final = builder(EnvyAwarded, (*_AWARD, "holder_seat", "wager", "hand", "cards",
+                                     "amount_cents", "occurred_at"))  # fmt: skip
 
 
 def settle(
@@ -71,8 +87,7 @@ def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[SettledWag
     """649a.11(c): players from the farthest to the dealer's right (`settlement_order`: the
     highest seat first), each seat's wagers in the order placed; the dealer-hand jackpot at the
     turn `dealer_hand_turn` names (649a.12(i)(2) leaves it open)."""
-    # a stable sort: a seat's wagers keep the order placed (`_in_order`)
-    in_order = sorted(wagers, key=_SEAT, reverse=True) if len(wagers) > 1 else wagers
+    in_order = by_seat_down(wagers) if len(wagers) > 1 else wagers
     dealer_wagers = [w for w in in_order if w.on == DEALER and not ctx.forfeited(w)]
     if not dealer_wagers:
         for wager in in_order:
@@ -81,7 +96,7 @@ def _settle_kind(ctx: Ctx, facts: MeterFacts, kind: str, wagers: list[SettledWag
         return
     policy = ctx.config.policy.dealer_hand_turn
     dealer_turn = dealer_wagers[0].seat
-    for seat in sorted({w.seat for w in wagers}, reverse=True):
+    for seat in high_first(list({w.seat for w in wagers})):
         if seat == dealer_turn and policy == "first_wagerer_before_own":
             _dealer_hand(ctx, facts, dealer_wagers)
         for wager in in_order:
@@ -147,7 +162,7 @@ def _award(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager], hand: Hand, 
         )
         return
     for wager in wagers:
-        amount = int(award.value * wager.amount_cents)
+        amount = times(award.value, wager.amount_cents)
         ctx.out.append(_fixed(ctx, facts, wager, name, shown(hand), amount, award.value))
 
 
@@ -168,21 +183,11 @@ def _fixed(  # noqa: PLR0917 - the reference's `_fixed`, field for field
     label = f"dealer-seat{wager.seat}" if wager.on == DEALER else f"seat{wager.seat}"
     settled = ctx.settled
     table_id = ctx.table.table_id
-    return FixedAwarded(
-        hit_id=f"{table_id}/{ctx.round_id}/{settled.seq}/{wager.wager}/{label}"
-        if needs_verification
-        else "",
-        meter_id=meter.meter_id,
-        table_id=table_id,
-        round_id=ctx.round_id,
-        seat=wager.seat,
-        wager=wager.wager,
-        on=wager.on,
-        hand=name,
-        cards=cards,
-        amount_cents=amount_cents,
-        occurred_at=settled.occurred_at,
-    )
+    hit_id = ""
+    if needs_verification:
+        hit_id = f"{table_id}/{ctx.round_id}/{settled.seq}/{wager.wager}/{label}"
+    return _FIXED(meter.meter_id, table_id, ctx.round_id, wager.seat, wager.wager, wager.on, name,
+                  cards, amount_cents, settled.occurred_at, hit_id)  # fmt: skip
 
 
 def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager]) -> None:
@@ -191,7 +196,7 @@ def _bonuses(ctx: Ctx, facts: MeterFacts, wagers: list[SettledWager]) -> None:
         for wager in wagers:
             cards = ctx.texts(ctx.target(wager))
             if _bonus_applies(ctx, wager, name, cards):
-                amount = int(award.value * wager.amount_cents)
+                amount = times(award.value, wager.amount_cents)
                 ctx.out.append(_fixed(ctx, facts, wager, name, cards, amount))
 
 
@@ -221,20 +226,10 @@ def _envy(ctx: Ctx, facts: MeterFacts, wager: SettledWager) -> None:
         qualifying = ctx.envy[key] = _qualifying(ctx, facts, wager.wager, amounts, suited)
     for holder, name, hand in qualifying:
         if holder != wager.seat:  # never for the own hand
-            ctx.out.append(
-                EnvyAwarded(
-                    meter_id=facts.definition.meter_id,
-                    table_id=ctx.table.table_id,
-                    round_id=ctx.round_id,
-                    seat=wager.seat,
-                    holder_seat=holder,
-                    wager=wager.wager,
-                    hand=name,
-                    cards=shown(hand),
-                    amount_cents=amounts[name],
-                    occurred_at=ctx.settled.occurred_at,
-                )
-            )
+            table_id, at = ctx.table.table_id, ctx.settled.occurred_at
+            award = _ENVY(facts.definition.meter_id, table_id, ctx.round_id, wager.seat, holder,
+                          wager.wager, name, shown(hand), amounts[name], at)  # fmt: skip
+            ctx.out.append(award)
 
 
 def _qualifying(
@@ -245,19 +240,20 @@ def _qualifying(
     (`settlement_order`), each with the hand's first name the table lists. A table paid only
     on a hand of one suit (``suited``: `MeterFacts.suited_envy`) skips a holder whose cards
     cannot make one without forming the hand (most holders: 649a.12's Envy hands are flushes)."""
-    policy = ctx.config.policy
+    policy, hands = ctx.config.policy, ctx.hands
+    # only seats with a hand: a folded hand may have been left out of the settlement
     if policy.envy_holders == "any_dealt_hand":
-        holders = set(ctx.hands)
+        holders = set(hands)
     else:
-        holders = {w.seat for w in ctx.wagers if w.wager == kind and w.on == "own"}
+        wagers = ctx.wagers
+        holders = {w.seat for w in wagers if w.wager == kind and w.on == "own" and w.seat in hands}
     if not policy.folded_hands_hold_envy:
         holders -= ctx.folded
-    holders.intersection_update(ctx.hands)  # a folded hand may have been left out of the settlement
     source, formed_hands = facts.source, ctx.formed
     cards = ctx.cards
     dealer, community = cards.dealer, cards.community
     out: Qualifying = []
-    for holder in sorted(holders, reverse=True):
+    for holder in high_first(list(holders)):
         hand = formed_hands.get((source, holder))
         if hand is None:
             if suited and not may_be_suited(source, cards.seats[holder], dealer, community):

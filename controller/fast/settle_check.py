@@ -56,64 +56,98 @@ def read(
     index = SPELLED  # a spelling it lacks raises `KeyError`: the reference then reads it
     dealer = [index[text] for text in e.dealer]
     community = [index[text] for text in e.community]
-    every = dealer + community
+    # one deck is dealt: a card twice is a misread (each card a bit of ``dealt``, -1 a repeat)
+    dealt = _dealt(_dealt(0, dealer), community)
     seats: dict[int, list[int]] = {}
     for seat, texts in e.seats:
         cards = seats[seat] = [index[text] for text in texts]
-        every += cards
+        dealt = _dealt(dealt, cards)
     # The All-Six Bonus card is dealt from the deck; the Magic Card only designates a card (it
     # may be in a hand, 649a.12(i)(3)), so it is read but not counted as dealt.
-    if e.bonus_card is not None:
-        every.append(index[e.bonus_card])
-    if e.magic_card is not None and e.magic_card not in index:
+    bonus_card = e.bonus_card
+    if bonus_card is not None:
+        dealt = _dealt(dealt, [index[bonus_card]])
+    magic_card = e.magic_card
+    if magic_card is not None and magic_card not in index:
         return None
-    if len(set(every)) != len(every):  # one deck is dealt: a card twice is a misread
+    if dealt < 0 or len(dealer) not in rules.dealer_cards:
         return None
-    if len(e.dealer) not in rules.dealer_cards:
-        return None
-    folded = frozenset([d.seat for d in current.decisions if d.action == "fold"])
+    folded, sixth = _folds_and_sixths(current)
     wagers = current.settled_wagers()
     by_kind: dict[str, list[SettledWager]] = {}
-    if not _counts_ok(facts, rules, current, e, folded, wagers, by_kind):
+    if not _counts_ok(facts, rules, e, (seats, folded, sixth), wagers, by_kind):
         return None
     return SettledCards(seats, dealer, community, folded, wagers, by_kind)
+
+
+def _dealt(dealt: int, cards: list[int]) -> int:
+    """``dealt`` (the cards seen so far, a bit each; -1: one repeated) with ``cards`` added, or
+    -1 if one of them is already there: a bit mask, not a `set` of the settlement's cards (a
+    hash and an insert per card)."""
+    for card in cards:
+        bit = 1 << card
+        if dealt & bit:  # -1 has every bit: a repeat stays -1
+            return -1
+        dealt |= bit
+    return dealt
+
+
+def _folds_and_sixths(current: Round) -> tuple[frozenset[int], list[int]]:
+    """The seats that folded (`RoundState.folded`: any fold decision) and those that bought a
+    sixth card, read in one pass over the round's decisions (each field read by name)."""
+    folds: list[int] = []
+    sixth: list[int] = []
+    for d in current.decisions:
+        action = d.action
+        if action == "fold":
+            folds.append(d.seat)
+        elif action == "buy_sixth_card":
+            sixth.append(d.seat)
+    return frozenset(folds), sixth
 
 
 def _counts_ok(  # noqa: PLR0917 - `_check_counts`, with what is read once
     facts: TableFacts,
     rules: GameRules,
-    current: Round,
     e: RoundSettled,
-    folded: frozenset[int],
+    read: tuple[dict[int, list[int]], frozenset[int], list[int]],
     wagers: list[SettledWager],
     by_kind: dict[str, list[SettledWager]],
 ) -> bool:
     """`_check_counts` (the dealer's count checked by `read`), after one pass over the wagers
     that sorts them by kind into ``by_kind``; the seats needing cards as the reference finds
-    them (`_seats_needing_cards`)."""
+    them (`_seats_needing_cards`). ``read``: the seats' cards, the seats that folded and those
+    that bought a sixth card (`_folds_and_sixths`)."""
     five_card_kinds = facts.five_card_kinds
     if five_card_kinds is None:  # a link to an undefined meter: the reference's to answer
         return False
+    seats, folded, sixth = read
+    wagering: set[int] = set()
     for w in wagers:  # by kind, in the order placed (`settle` reads them so)
+        wagering.add(w.seat)
         known = by_kind.get(w.wager)
         if known is None:
             by_kind[w.wager] = [w]
         else:
             known.append(w)
-    five_card = not five_card_kinds.isdisjoint(by_kind)
-    wagering = {w.seat for w in wagers}
     needed = _seats_needing_cards(rules, wagers, folded, wagering)
     community = rules.community_cards
-    needed_community = {2} if five_card and 2 in community else community
-    if len(e.community) not in needed_community:
+    dealt_community = len(e.community)
+    if not five_card_kinds.isdisjoint(by_kind) and 2 in community:  # a five-card wager: two
+        if dealt_community != 2:
+            return False
+    elif dealt_community not in community:
         return False
-    dealt = {seat for seat, _ in e.seats}
+    dealt = set(seats)
     if not needed <= dealt <= wagering:
         return False
-    sixth = {d.seat for d in current.decisions if d.action == "buy_sixth_card"}
-    usual = rules.player_cards - {SIXTH_CARD}
+    usual = rules.player_cards
     for seat, cards in e.seats:
-        if len(cards) not in ({SIXTH_CARD} if seat in sixth else usual):
+        count = len(cards)
+        if seat in sixth:
+            if count != SIXTH_CARD:
+                return False
+        elif count == SIXTH_CARD or count not in usual:
             return False
     lucky = e.random_seat
     return lucky in (None, "dealer") or (str(lucky).isdigit() and int(str(lucky)) in dealt)
@@ -133,6 +167,8 @@ def _seats_needing_cards(
         if folded
         else set(wagering)
     )
-    if any(on.startswith("seat:") for on in {w.on for w in wagers}):
-        needed.update(int(w.on.removeprefix("seat:")) for w in wagers if w.on.startswith("seat:"))
+    for w in wagers:
+        on = w.on
+        if on.startswith("seat:"):
+            needed.add(int(on.removeprefix("seat:")))
     return needed

@@ -9,6 +9,8 @@ holders found once); the steps themselves, mirroring the reference's functions, 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from controller.config.floor import FloorConfig, TableDef
 from controller.fast.hands import Hand, formed
 from controller.fast.records import Round, SettledWager
@@ -120,3 +122,34 @@ def may_be_suited(source: str, own: list[int], dealer: list[int], community: lis
         suits += count[card]
     # a field at ``need`` or more reaches 8 (its bit 3) once 8 - need is added; at most 7 + 5
     return bool((suits + (8 - need) * 0x1111) & 0x8888)
+
+
+def by_seat_down(wagers: list[SettledWager]) -> list[SettledWager]:
+    """``sorted(wagers, key=seat, reverse=True)``: the highest seat first, a seat's wagers in
+    the order placed (a stable sort). By insertion (a kind's few wagers), without
+    the keyword call (~2.6k instructions compiled) and a ``seat`` read through `attrgetter`."""
+    out: list[SettledWager] = []
+    for wager in wagers:
+        seat = wager.seat
+        at = len(out)
+        while at and out[at - 1].seat < seat:  # after every wager of its seat or a higher one
+            at -= 1
+        out.insert(at, wager)
+    return out
+
+
+def times(value: Fraction, cents: int) -> int:
+    """``int(value * cents)`` (the reference's amount of a "for 1" award: truncated toward
+    zero) in integers: a `Fraction` product is an interpreted call and a new `Fraction`."""
+    product = value.numerator * cents
+    whole = abs(product) // value.denominator  # a Fraction's denominator is positive
+    return whole if product >= 0 else -whole
+
+
+def high_first(seats: list[int]) -> list[int]:
+    """``sorted(seats, reverse=True)`` in place (a list of the caller's own): compiled, ``sort``
+    and ``reverse`` are one C call each, the keyword ``reverse`` a generic call (~2k
+    instructions); equal ints cannot be told apart, so the order is the same."""
+    seats.sort()
+    seats.reverse()
+    return seats
