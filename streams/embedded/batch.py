@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from controller.config.floor import FloorConfig
 from controller.fast import Session, contribution
@@ -53,8 +53,11 @@ def _builder(cls: type[_T], given: tuple[str, ...]) -> Callable[..., _T]:
     return builder(cls, given) if made is None else made
 
 
-new_record = _builder(LogRecord, ("key", "payload", "dedupe_id", "received_at"))
-new_answer = _builder(Outcome, ("event_id", "status", "reason"))
+#: `Final`, so that compiled code reads each from a C static, not the module's dict (~150
+#: instructions a use: a record and an answer a line at least).
+new_record: Final = _builder(LogRecord, ("key", "payload", "dedupe_id", "received_at"))
+new_answer: Final = _builder(Outcome, ("event_id", "status", "reason"))
+_REJECTED: Final = EventRejected  # read a line, from a C static (as above)
 
 
 def _native_contribution() -> Callable[..., ContributionRecorded] | None:
@@ -106,6 +109,14 @@ class Context:
     quiet: FloorConfig | None = None
     """A configuration without a mystery level (None: none known): while the session's is this
     one, `arm` gives nothing, and a hot line need not ask it (`streams.embedded.lines`)."""
+
+
+def fixed_session(ctx: Context) -> Session | None:
+    """The engine's session for the whole batch while its configuration is the quiet one (then
+    `ctx.arm` gives nothing and replaces no session, and a table event changes neither the
+    session nor its configuration), asked once; else None: asked a line (an arming rebases it)."""
+    session = ctx.session()
+    return session if ctx.quiet is not None and session.config is ctx.quiet else None
 
 
 def decide_batch(raws: list[object], logged: dict[str, bytes] | None, ctx: Context) -> Decided:
@@ -173,14 +184,14 @@ def answered_before(
     """Whether this batch or the log accepted ``event_id`` before: the same payload is answered
     a duplicate (the table heard), another one refused as a reused id and dead-lettered."""
     earlier = seen.get(event_id)
+    if earlier is None:  # the common answer, without comparing None with the payload
+        return False
     if earlier == payload:
         out.heard.append(table_id)
         out.outcomes.append(new_answer(event_id, "duplicate", "already accepted"))
         return True
-    if earlier is not None:
-        out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
-        return True
-    return False
+    out.add(*refuse(raw(), reused_id_reason(event_id), ctx.clock), ctx.now)
+    return True
 
 
 def answer_verdict(
@@ -203,7 +214,7 @@ def answer_verdict(
     # `type(...) is`, not `isinstance`: `EventRejected` has no subclass, and an `isinstance`
     # that misses (every accepted line) reads the object's ``__class__`` too (~300 instructions)
     first = produced[0] if produced else None
-    rejected = first if type(first) is EventRejected else None
+    rejected = first if type(first) is _REJECTED else None
     if ahead or rejected is not None:
         if not asked:
             out.unsure.append(event_id)

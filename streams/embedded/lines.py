@@ -62,10 +62,11 @@ from streams.embedded.batch import (
     answered_before,
     decide_checked,
     decide_item,
+    fixed_session,
     new_record,
 )
 from streams.embedded.intake import refuse
-from streams.embedded.received import vouched_ahead_reason
+from streams.embedded.received import before_second, utc_second, vouched_ahead_reason
 
 Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
@@ -74,6 +75,7 @@ _NATIVE: Final = native.payload_writer()
 #: The native writer of a contribution's record, if this process runs it and the class still has
 #: the fields it writes (``src/contribution.rs``).
 _CONTRIBUTION: Final = native.contribution_writer(ContributionRecorded)
+_CONTRIBUTED: Final = ContributionRecorded  # read a record, from a C static (`batch.new_record`)
 
 
 def _hot() -> dict[type, tuple[Decider, Plan]]:
@@ -113,6 +115,7 @@ def decide_lines(
     refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given."""
     out, seen, asked = Decided(), dict(logged or {}), logged is not None
     hot, fast = _HOT, _DECODE
+    batch = (_Reread(b""), utc_second(ctx.latest), fixed_session(ctx))  # `_hot_line`'s
     for index, line in enumerate(lines):
         decoded = None if fast is None else fast(line)
         if decoded is not None:  # a hot line, read natively with its payload and head
@@ -120,9 +123,8 @@ def decide_lines(
             if _refused(out, line, table_id, ctx):
                 continue
             heads, kind = (event_id, table_id, occurred_at), hot[type(known)]
-            _hot_line(
-                out, line, known, kind, seen, ctx=ctx, asked=asked, payload=payload, heads=heads
-            )
+            _hot_line(out, line, known, kind, seen, ctx=ctx, asked=asked, payload=payload,
+                      heads=heads, batch=batch)  # fmt: skip
             continue
         struct = decode_vouched(line)
         entry = hot.get(type(struct))
@@ -134,7 +136,8 @@ def decide_lines(
             command = settled_event(cast(Any, struct)) if settled else table_event(struct)
             decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
         else:
-            _door_hot_line(out, line, cast(RoundStruct, struct), entry, seen, ctx=ctx, asked=asked)
+            head = cast(RoundStruct, struct)
+            _door_hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, batch=batch)
     return out
 
 
@@ -147,6 +150,7 @@ def _door_hot_line(
     *,
     ctx: Context,
     asked: bool,
+    batch: tuple[_Reread, str, Session | None],
 ) -> None:
     """`_hot_line` of a hot line the door decoded (no native decoder, or one that left the line
     to the door): the scope checked before the payload is written for nothing."""
@@ -155,7 +159,8 @@ def _door_hot_line(
         return
     payload = _payload(line, head, entry[1])
     heads = (head.event_id, table_id, head.occurred_at)
-    _hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads)
+    _hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads,
+              batch=batch)  # fmt: skip
 
 
 def items_of(lines: list[bytes]) -> list[object]:
@@ -190,7 +195,7 @@ class _Reread:
     """``partial(parse_json_line, line)`` for a line decided on its struct: what a refusal's
     dead letter holds, parsed only if one is written. A class of its own because, compiled, it
     costs a fraction of `functools.partial` (~1k instructions an event less:
-    bench/PROPOSALS.md); one is made a line."""
+    bench/PROPOSALS.md); one a settlement line, one a batch for the hot lines (its line set)."""
 
     __slots__ = ("line",)
 
@@ -222,18 +227,23 @@ def _hot_line(
     asked: bool,
     payload: bytes,
     heads: tuple[str, str, str],
+    batch: tuple[_Reread, str, Session | None],
 ) -> None:
     """`batch.decide_item` of the line's item, on its struct, its scope already allowed
     (`_refused`; a refusal parses the line):
     ``payload`` its record's bytes, ``heads`` its ``event_id``, ``table_id`` and
-    ``occurred_at`` (read once, by the native decoder when it ran)."""
+    ``occurred_at`` (read once, by the native decoder when it ran), ``batch`` the batch's
+    `_Reread` (pointed at this line: a refusal calls it at once and keeps only what it gives),
+    `utc_second` of its ``ctx.latest`` and its `batch.fixed_session`."""
     decider = entry[0]
-    raw = _Reread(line)
+    raw, second, fixed = batch
+    raw.line = line
     event_id, table_id, occurred_at = heads
     if answered_before(out, raw, seen, ctx, event_id=event_id, table_id=table_id, payload=payload):
         return
-    ahead = vouched_ahead_reason(occurred_at, ctx.latest)
-    session = ctx.session()
+    before = before_second(occurred_at, second)  # else asked in full, as `_table_event` asks
+    ahead = "" if before else vouched_ahead_reason(occurred_at, ctx.latest)
+    session = ctx.session() if fixed is None else fixed
     produced = () if ahead else _decide(session, struct, decider)
     verdict = (ahead, produced)
     ids = (event_id, table_id, payload)
@@ -285,7 +295,7 @@ def _log(out: Decided, produced: tuple[Emitted, ...], start: int, now: str) -> N
     ``produced`` to the events."""
     for index in range(start, len(produced)):
         event = produced[index]
-        if type(event) is ContributionRecorded and _CONTRIBUTION is not None:
+        if type(event) is _CONTRIBUTED and _CONTRIBUTION is not None:
             written = _CONTRIBUTION(event)
             if written is not None:  # `record_key`: a contribution's meter (a str, if not "")
                 key = event.meter_id or record_key(event)

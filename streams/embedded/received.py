@@ -52,14 +52,24 @@ def vouched_ahead_reason(occurred_at: str, latest: datetime | None) -> str:
     "The door's hot lines decoded natively"). The whole text is compared, not its first 19
     characters (no slice made): against the 19 characters of the second, a longer text sorts
     before them exactly when its first 19 do (equal first 19 sort it after)."""
-    if latest is None:
+    if latest is None or before_second(occurred_at, _utc_second(latest)):
         return ""
-    size = len(occurred_at)
-    if size >= 20 and occurred_at[size - 1] == "Z" and occurred_at[10] == "T":
-        bound = _utc_second(latest)
-        if len(bound) == _SECOND_SIZE and occurred_at < bound:
-            return ""
     return ahead_reason(occurred_at, latest)
+
+
+def utc_second(latest: datetime | None) -> str:
+    """The second `vouched_ahead_reason` compares with ("" for no ``latest``: nothing is before
+    it), for a caller that reads it once a batch (`streams.embedded.lines`)."""
+    return "" if latest is None else _utc_second(latest)
+
+
+def before_second(occurred_at: str, second: str) -> bool:
+    """Whether ``occurred_at`` (vouched for) is a UTC text before ``second`` (`utc_second`'s):
+    then `vouched_ahead_reason` answers "" without a ``fromisoformat``."""
+    size = len(occurred_at)
+    if size < 20 or occurred_at[size - 1] != "Z" or occurred_at[10] != "T":
+        return False
+    return len(second) == _SECOND_SIZE and occurred_at < second
 
 
 _SECOND_SIZE: Final = 19  # ``YYYY-MM-DDTHH:MM:SS``
