@@ -155,16 +155,16 @@ class Sides:
 
 def peek_meter(record: MeterRecord | OpenMeter) -> MeterRecord:
     """The record ``record`` is or would seal into now (an open meter left open: its round map
-    finished and mutated again, a twin sealed with copies)."""
+    finished and mutated again, sealed with a mutation of its own and a copy of its marks; a
+    compiled class, `streams.compiled`: no twin made with ``object.__new__``)."""
     if not isinstance(record, OpenMeter):
         return record
-    rounds = record.rounds.finish()
-    record.rounds = rounds.mutate()
-    twin = object.__new__(OpenMeter)
-    for name in OpenMeter.__slots__:
-        setattr(twin, name, getattr(record, name))
-    twin.rounds, twin.marks = rounds.mutate(), dict(record.marks)
-    return twin.seal()
+    rounds, marks = record.rounds.finish(), record.marks
+    record.rounds, record.marks = rounds.mutate(), dict(marks)  # what `seal` finishes, hands on
+    try:
+        return record.seal()
+    finally:
+        record.rounds, record.marks = rounds.mutate(), marks
 
 
 def local_lanes(
