@@ -124,7 +124,7 @@ def decide(
         pos = source_pos(topic, part, offset, message.timestamp()[1])
         value = message.value()
         result = process(record, text_key, value if type(value) is bytes else as_bytes(value), pos)
-        if round_local and result.outcome == "accepted":
+        if round_local and for_local(result):
             result = local.applied(result, batch.states, batch.progress, applied, states)  # type: ignore[union-attr]
         outcomes.append(result.outcome)
         outputs.extend(result.outputs)
@@ -135,6 +135,15 @@ def decide(
         batch.outcomes.setdefault("meter", []).extend(applied)
     _seal(batch.states.values())  # the round lane's tables; with ``local``, meters too
     return batch
+
+
+def for_local(result: Processed[Any]) -> bool:
+    """Whether local apply (`streams.scaleout.local_apply.LocalApply.applied`) has anything to
+    do with the round lane's ``result``: an accepted table event, unless its record was grown
+    open (`streams.scaleout.open_rounds.OpenRoundProcessor._grown`: a wager or decision, whose
+    outputs are the event and its liveness record, no claim, and whose ``owed`` is as it was),
+    which `applied` would hand back as it is (~1.4k instructions a table event: most are such)."""
+    return result.outcome == "accepted" and type(result.record) is not OpenTable
 
 
 def _seal(batch_states: Iterable[dict[bytes, Any]]) -> None:

@@ -23,6 +23,7 @@ from typing import Any
 from controller.config.floor import FloorConfig
 from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout import meters
+from streams.scaleout.batch import for_local
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterRecord, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.open_meter import OpenMeter
@@ -48,12 +49,13 @@ class MeterSide:
     progress: dict[Where, int] = field(default_factory=dict)
     outcomes: list[str] = field(default_factory=list)
 
-    def wrapped(self, process: Step) -> Step:
-        """``process`` then, for an accepted table event, local apply (as `batch.decide`)."""
+    def wrapped(self, process: Step, gate: Callable[[Processed[Any]], bool]) -> Step:
+        """``process`` then, for a table event ``gate`` hands it (as `batch.decide`: the
+        worker's `batch.for_local`, main's every accepted one), local apply."""
 
         def step(record: Any, key: str | None, raw: bytes, pos: SourcePos) -> Processed[Any]:
             result = process(record, key, raw, pos)
-            if result.outcome != "accepted":
+            if not gate(result):
                 return result
             args = (self.pending, self.progress, self.outcomes, self.states)
             return self.apply.applied(result, *args)  # type: ignore[no-any-return]
@@ -153,16 +155,16 @@ class Sides:
 
 def peek_meter(record: MeterRecord | OpenMeter) -> MeterRecord:
     """The record ``record`` is or would seal into now (an open meter left open: its round map
-    finished and mutated again, a twin sealed with copies)."""
+    finished and mutated again, sealed with a mutation of its own and a copy of its marks; a
+    compiled class, `streams.compiled`: no twin made with ``object.__new__``)."""
     if not isinstance(record, OpenMeter):
         return record
-    rounds = record.rounds.finish()
-    record.rounds = rounds.mutate()
-    twin = object.__new__(OpenMeter)
-    for name in OpenMeter.__slots__:
-        setattr(twin, name, getattr(record, name))
-    twin.rounds, twin.marks = rounds.mutate(), dict(record.marks)
-    return twin.seal()
+    rounds, marks = record.rounds.finish(), record.marks
+    record.rounds, record.marks = rounds.mutate(), dict(marks)  # what `seal` finishes, hands on
+    try:
+        return record.seal()
+    finally:
+        record.rounds, record.marks = rounds.mutate(), marks
 
 
 def local_lanes(
@@ -177,4 +179,10 @@ def local_lanes(
         sides.append(MeterSide(applier(processor, names.meter_claims, partitions), states))
     worker = OpenRoundProcessor(config, names).process_open
     main = main_rounds.RoundProcessor(config, names).process
-    return (sides[0].wrapped(worker), sides[0]), (sides[1].wrapped(main), sides[1])
+    candidate = sides[0].wrapped(worker, for_local)  # the worker's own gate (`batch.decide`)
+    reference = sides[1].wrapped(main, _accepted)  # main's `batch.decide`: every accepted one
+    return (candidate, sides[0]), (reference, sides[1])
+
+
+def _accepted(result: Processed[Any]) -> bool:
+    return result.outcome == "accepted"

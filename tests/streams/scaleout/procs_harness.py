@@ -193,12 +193,15 @@ class Pair:
 
 
 def peek(table: OpenTable) -> TableRecord:
-    """The record ``table`` would seal into now, ``table`` left open (a twin sealed)."""
-    twin = object.__new__(OpenTable)
-    for name in OpenTable.__slots__:
-        value = getattr(table, name)
-        setattr(twin, name, value.copy() if isinstance(value, list | set | dict) else value)
-    return twin.seal()
+    """The record ``table`` would seal into now, ``table`` left open: `OpenTable.seal` copies
+    its lists and set and hands on its dict of ids, so it seals with a copy of that dict (a
+    compiled class, `streams.compiled`: no twin made with ``object.__new__``)."""
+    ids = table.ids
+    table.ids = dict(ids)
+    try:
+        return table.seal()
+    finally:
+        table.ids = ids
 
 
 def fixed_draw(*args: Any, **kwargs: Any) -> Any:
