@@ -15,12 +15,13 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import redis
+from redis.client import PubSub
 
 from controller.config.floor import load_floor_config
 from controller.model.errors import StoreUnavailable
@@ -163,7 +164,8 @@ class TestRedisReadModel(MeterReadModelContract):
         model = RedisReadModel(self.url, prefix=self.prefix)
         self.models.append(model)
         raw = redis.Redis.from_url(self.url, decode_responses=True)
-        pubsub = raw.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        subscribe: Callable[..., PubSub] = raw.pubsub  # typed under redis-py 8.1 and 8.2 alike
+        pubsub = subscribe(ignore_subscribe_messages=True)
         try:
             pubsub.subscribe(f"{self.prefix}:meters")
             model.publish("m-1", 8, {"amount": "8.00", "status": "live"})

@@ -29,7 +29,7 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Final, Self, cast
@@ -212,8 +212,10 @@ class RedisReadModel:
 
     def subscribe(self) -> MeterSubscription:
         """Change notifications from now on (subscribe before re-reading the hashes)."""
-        # redis-py leaves ``pubsub`` unannotated; it returns a `PubSub`.
-        pubsub: PubSub = self._client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        # redis-py before 8.2 leaves ``pubsub`` unannotated (a strict call of it is an error),
+        # 8.2 annotates it: read through a typed name, right under both.
+        subscribe: Callable[..., PubSub] = self._client.pubsub
+        pubsub = subscribe(ignore_subscribe_messages=True)
         try:
             pubsub.subscribe(self.channel)
         except redis.RedisError as exc:
