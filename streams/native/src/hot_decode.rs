@@ -15,7 +15,7 @@
 //! answer here is always the door's. `tests/streams/native/test_hot_decode.py` compares the two.
 
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
-use crate::hot_line::{members_of, write, Check, Fields, Members, Val, KINDS};
+use crate::hot_line::{members_of, write_into, Check, Count, Fields, Fill, Members, Val, KINDS, MAX_KEYS};
 use crate::hot_entry::{builtin, DECODE, DECODE_HEADS};
 use crate::kept::{as_ascii, Kept};
 use pyo3::ffi;
@@ -165,29 +165,36 @@ impl HotDecoder {
         }
         let Some(read) = members_of(line) else { return Ok(None) };
         let kind = read.kind;
-        let mut values: Vec<Bound<'py, PyAny>> = Vec::with_capacity(read.fields.len());
+        // on the stack: a hot kind has fewer than `MAX_KEYS` fields (no `Vec` a line)
+        let mut values: [Option<Bound<'py, PyAny>>; MAX_KEYS] = Default::default();
+        let mut pointers: [*mut ffi::PyObject; MAX_KEYS] = [ptr::null_mut(); MAX_KEYS];
+        let mut count = 0;
         for (slot, field) in read.fields.iter().enumerate() {
             if field.3 == Check::Tag {
                 continue;
             }
-            match self.value(py, &read, slot, field.3) {
-                Some(value) => values.push(value),
-                None => return Ok(None),
-            }
+            let Some(value) = self.value(py, &read, slot, field.3) else { return Ok(None) };
+            pointers[count] = value.as_ptr();
+            values[count] = Some(value);
+            count += 1;
         }
         let (cls, names) = &self.classes[kind];
-        let pointers: Vec<*mut ffi::PyObject> = values.iter().map(|value| value.as_ptr()).collect();
-        // SAFETY: `cls` is callable, `names` a tuple of as many interned strings as `pointers`
-        // holds live objects (kept by `values` for the call), no positional arguments.
         let made = unsafe {
             let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
             Bound::from_owned_ptr_or_err(py, raw)?
         };
-        let payload = PyBytes::new_bound(py, &write(&read, line.len())).into_any();
+        let mut size = Count::default();
+        write_into(&read, &mut size);
+        let payload = PyBytes::new_bound_with(py, size.0, |buffer| {
+            write_into(&read, &mut Fill { buffer, at: 0 });
+            Ok(())
+        })?
+        .into_any();
         if !heads {
             return Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload])));
         }
-        let [event_id, table_id, occurred_at] = self.heads[kind].map(|at| values[at].clone());
+        let [event_id, table_id, occurred_at] =
+            self.heads[kind].map(|at| values[at].clone().unwrap_or_else(|| py.None().into_bound(py)));
         let all = [made.into_any(), payload, event_id, table_id, occurred_at];
         Ok(Some(PyTuple::new_bound(py, all)))
     }

@@ -230,36 +230,105 @@ pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<(usize, Fields)> {
     }
 }
 
-fn write_value(out: &mut Vec<u8>, value: &Val<'_>) {
+/// Where `write_into` writes a payload: a `Vec` (`write_payload`), a count of its bytes
+/// (`Count`), or the exact-sized buffer of a new `bytes` (`Fill`: the hot decoder writes the
+/// payload in place, no `Vec` made, freed and copied). One writer for all three, so the count
+/// and the bytes cannot disagree.
+pub(crate) trait Sink {
+    fn put(&mut self, byte: u8);
+    fn put_all(&mut self, bytes: &[u8]);
+    /// Whether nothing but the opening brace is written yet (no comma before the first key).
+    fn at_start(&self) -> bool;
+}
+
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, byte: u8) {
+        self.push(byte);
+    }
+    #[inline]
+    fn put_all(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    #[inline]
+    fn at_start(&self) -> bool {
+        self.len() <= 1
+    }
+}
+
+/// The number of bytes a payload takes.
+#[derive(Default)]
+pub(crate) struct Count(pub usize);
+
+impl Sink for Count {
+    #[inline]
+    fn put(&mut self, _: u8) {
+        self.0 += 1;
+    }
+    #[inline]
+    fn put_all(&mut self, bytes: &[u8]) {
+        self.0 += bytes.len();
+    }
+    #[inline]
+    fn at_start(&self) -> bool {
+        self.0 <= 1
+    }
+}
+
+/// A buffer of the exact size `Count` gave, filled from the start. A write past its end
+/// panics (a bounds check: the caller's `bytes` is then refused, never short or overrun).
+pub(crate) struct Fill<'a> {
+    pub buffer: &'a mut [u8],
+    pub at: usize,
+}
+
+impl Sink for Fill<'_> {
+    #[inline]
+    fn put(&mut self, byte: u8) {
+        self.buffer[self.at] = byte;
+        self.at += 1;
+    }
+    #[inline]
+    fn put_all(&mut self, bytes: &[u8]) {
+        self.buffer[self.at..self.at + bytes.len()].copy_from_slice(bytes);
+        self.at += bytes.len();
+    }
+    #[inline]
+    fn at_start(&self) -> bool {
+        self.at <= 1
+    }
+}
+
+fn write_value<S: Sink>(out: &mut S, value: &Val<'_>) {
     match value {
         Val::Str(text) => {
-            out.push(b'"');
-            out.extend_from_slice(text);
-            out.push(b'"');
+            out.put(b'"');
+            out.put_all(text);
+            out.put(b'"');
         }
-        Val::Int(digits) => out.extend_from_slice(digits),
+        Val::Int(digits) => out.put_all(digits),
         Val::Arr(items) => {
-            out.push(b'[');
+            out.put(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(b',');
+                    out.put(b',');
                 }
-                out.push(b'"');
-                out.extend_from_slice(item);
-                out.push(b'"');
+                out.put(b'"');
+                out.put_all(item);
+                out.put(b'"');
             }
-            out.push(b']');
+            out.put(b']');
         }
     }
 }
 
-fn write_key(out: &mut Vec<u8>, key: &[u8]) {
-    if out.len() > 1 {
-        out.push(b',');
+fn write_key<S: Sink>(out: &mut S, key: &[u8]) {
+    if !out.at_start() {
+        out.put(b',');
     }
-    out.push(b'"');
-    out.extend_from_slice(key);
-    out.extend_from_slice(b"\":");
+    out.put(b'"');
+    out.put_all(key);
+    out.put_all(b"\":");
 }
 
 /// A line's members (in the line's order), its kind's fields and, for each field, the index of
@@ -312,11 +381,17 @@ pub fn write_payload(line: &[u8]) -> Option<Vec<u8>> {
 /// The payload of a line `members_of` read.
 pub(crate) fn write(read: &Members<'_>, size: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(size + 24);
-    out.push(b'{');
+    write_into(read, &mut out);
+    out
+}
+
+/// `write`'s bytes into ``out``.
+pub(crate) fn write_into<S: Sink>(read: &Members<'_>, out: &mut S) {
+    out.put(b'{');
     for (slot, (name, _, absent, _)) in read.fields.iter().enumerate() {
         if *absent == Absent::SchemaVersion {
-            write_key(&mut out, name);
-            out.push(b'1');
+            write_key(out, name);
+            out.put(b'1');
             continue;
         }
         match (read.value(slot), absent) {
@@ -324,16 +399,15 @@ pub(crate) fn write(read: &Members<'_>, size: usize) -> Vec<u8> {
                 if matches!(value, Val::Arr(items) if items.is_empty()) {
                     continue; // no discards: the writer leaves the field out
                 }
-                write_key(&mut out, name);
-                write_value(&mut out, value);
+                write_key(out, name);
+                write_value(out, value);
             }
             (None, Absent::Own) => {
-                write_key(&mut out, name);
-                out.extend_from_slice(b"\"own\"");
+                write_key(out, name);
+                out.put_all(b"\"own\"");
             }
             (None, _) => {} // omitted (`members_of` found every required field)
         }
     }
-    out.push(b'}');
-    out
+    out.put(b'}');
 }

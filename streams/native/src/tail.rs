@@ -51,21 +51,33 @@ fn write_bin(out: &mut Vec<u8>, data: &[u8]) {
     out.extend_from_slice(data);
 }
 
-/// The bytes `link` hashes for the record at ``position`` (dedupe id "").
-fn framed(previous: &[u8], position: u64, key: &[u8], received: &[u8], payload: &[u8]) -> Vec<u8> {
+/// The bytes `link` hashes for the record at ``position`` (dedupe id ""), written straight
+/// into a new `bytes` of their exact size (no `Vec` made, freed and copied a record).
+fn framed<'py>(
+    py: Python<'py>,
+    previous: &[u8],
+    position: u64,
+    parts: [&[u8]; 3],
+) -> PyResult<Bound<'py, PyBytes>> {
     let at = position.to_string();
-    let mut message = Vec::with_capacity(
-        previous.len() + 40 + at.len() + key.len() + received.len() + payload.len(),
-    );
-    message.extend_from_slice(previous);
-    for len in [at.len(), key.len(), 0, received.len(), payload.len()] {
-        message.extend_from_slice(&(len as u64).to_be_bytes());
-    }
-    message.extend_from_slice(at.as_bytes());
-    message.extend_from_slice(key);
-    message.extend_from_slice(received);
-    message.extend_from_slice(payload);
-    message
+    let [key, received, payload] = parts;
+    let lens = [at.len(), key.len(), 0, received.len(), payload.len()];
+    let size = previous.len() + 40 + lens.iter().sum::<usize>();
+    PyBytes::new_bound_with(py, size, |buffer| {
+        let mut filled = 0;
+        let mut put = |bytes: &[u8]| {
+            buffer[filled..filled + bytes.len()].copy_from_slice(bytes);
+            filled += bytes.len();
+        };
+        put(previous);
+        for len in lens {
+            put(&(len as u64).to_be_bytes());
+        }
+        for part in [at.as_bytes(), key, received, payload] {
+            put(part);
+        }
+        Ok(())
+    })
 }
 
 /// See the module's docstring. A record that is not ``(str, str, bytes)`` raises TypeError.
@@ -91,14 +103,8 @@ pub(crate) fn link_tail<'py>(
             received.to_str()?.as_bytes(),
             payload.as_bytes(),
         );
-        let message = framed(
-            last.as_bytes(),
-            head + 1 + offset as u64,
-            key,
-            received,
-            data,
-        );
-        let hashed = sha256.call1((PyBytes::new_bound(py, &message),))?;
+        let message = framed(py, last.as_bytes(), head + 1 + offset as u64, [key, received, data])?;
+        let hashed = sha256.call1((message,))?;
         last = hashed
             .call_method0(intern!(py, "digest"))?
             .downcast_into::<PyBytes>()?;
