@@ -33,7 +33,11 @@ writes its batches' phases (`streams.adapters.kafka.phases`), summed up in the d
 ``send_offsets_to_transaction``, commit, the claims' pickup by the meter lane, records per
 batch); ``<setting>_send_late_p99_ms`` is the pacer's own lateness and ``<setting>_load_1m`` the
 host's load average after the run: a latency read with neither is hard to trust on a shared host.
-The pacer and the reader are in `bench.kafka_latency_clock`.
+The pacer and the reader are in `bench.kafka_latency_clock`. Every contender, the relay too,
+splits its rounds in two (`HOPS`, ``<setting>_to_output_*`` and ``<setting>_output_visible_*``:
+until the round's last output was produced, then until it was read), and says how starved of
+CPU it was (``<setting>_child_runq_wait_ms``, ``<setting>_host_cpu_pressure``:
+`bench.kafka_latency_child.starved`).
 
 Before the first measured contender an untimed warm-up runs (`warm_up`: the defaults' worker,
 `WARMUP_RUN_S` of the same paced input, on a deployment of its own, its figures only shown as
@@ -69,7 +73,7 @@ from typing import Any
 
 from bench.common import Figure, Goal, Mode, Row, Settings
 from bench.kafka import BASELINE_ENV, baseline_tree
-from bench.kafka_latency_child import Contender, command, start_child
+from bench.kafka_latency_child import Contender, command, start_child, starved, waits
 from bench.kafka_latency_clock import (
     RATE,
     WARMUP_S,
@@ -120,6 +124,8 @@ class Measured:
     send_late_ms: tuple[float, ...] = ()  # the pacer's own lateness per counted round
     phases: dict[str, Figure] = field(default_factory=dict)  # the worker's (`bench.kafka_phases`)
     load: float = float("nan")  # the host's 1-minute load average at the end of the run
+    hops_ms: dict[str, list[float]] = field(default_factory=dict)  # `HOPS`
+    starved: dict[str, float] = field(default_factory=dict)  # `starved`, per second paced
 
     def figure(self, fraction: float) -> float:
         """A quantile of the latencies, in ms (NaN when none)."""
@@ -128,14 +134,15 @@ class Measured:
 
 def paced(
     bootstrap: str, raws: Sequence[dict[str, Any]], clock: Clock, deployment: Deployment, pid: int
-) -> tuple[Pacer, float | None]:
+) -> tuple[Pacer, float | None, dict[str, float]]:
     """The input paced into ``deployment`` and read back until done, timed by ``clock`` (the
-    relay's copies if ``clock.relay``); the child's CPU seconds meanwhile (None if unreadable)."""
+    relay's copies if ``clock.relay``); the child's CPU seconds meanwhile (None if unreadable)
+    and how starved of CPU it and the host were (`starved`)."""
     names, relay = deployment.names, clock.relay
     topics = (deployment.plain_out,) if relay else (names.events, names.meter_claims)
     consumer = reader(bootstrap, *topics)
     pacer = Pacer(TableEventProducer(bootstrap, names, "bench-latency"), raws, clock)
-    cpu_before = cpu_seconds(pid)
+    cpu_before, before = cpu_seconds(pid), waits(pid)
     try:
         pacer.start()
         if relay:
@@ -144,8 +151,9 @@ def paced(
             read_meter_events(consumer, clock, pacer, names.meter_claims)
     finally:
         consumer.close()
-    cpu_after = cpu_seconds(pid)
-    return pacer, None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    cpu_after, hungry = cpu_seconds(pid), starved(before, waits(pid))
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return pacer, cpu, hungry
 
 
 def measure(
@@ -163,7 +171,7 @@ def measure(
         argv = command(bootstrap, deployment, contender)
         process = start_child(argv, folder / f"{slug}.log", contender.tree)
         clock = Clock(relayed(expected), relay=True) if contender.relay else Clock(expected)
-        pacer, cpu = paced(bootstrap, raws, clock, deployment, process.pid)
+        pacer, cpu, waits = paced(bootstrap, raws, clock, deployment, process.pid)
     finally:
         if process is not None:
             process.terminate()
@@ -182,6 +190,8 @@ def measure(
         tuple(clock.late_ms),
         phases,
         round(os.getloadavg()[0], 2),
+        clock.hops_ms,
+        waits,
     )
 
 
@@ -224,7 +234,11 @@ def figures(run: Measured, events: int) -> dict[str, Figure]:
     for stage, gaps in run.stages_ms.items():
         extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
         extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
+    for hop, gaps in run.hops_ms.items():
+        extra[f"{key}_{hop}_p50_ms"] = round(percentile(gaps, 0.5), 1)
+        extra[f"{key}_{hop}_p99_ms"] = round(percentile(gaps, 0.99), 1)
     extra[f"{key}_send_late_p99_ms"] = round(percentile(run.send_late_ms, 0.99), 1)
+    extra |= {f"{key}_{name}": value for name, value in run.starved.items()}
     extra[f"{key}_load_1m"] = run.load
     for phase, figure in run.phases.items():
         extra[f"{key}_worker_{phase}"] = figure
