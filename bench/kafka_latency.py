@@ -147,7 +147,8 @@ def paced(
     topics = (deployment.plain_out,) if relay else (names.events, names.meter_claims)
     consumer = reader(bootstrap, *topics)
     pacer = Pacer(TableEventProducer(bootstrap, names, "bench-latency"), raws, clock)
-    cpu_before, before = cpu_seconds(pid), waits(pid)
+    cpu_before, before, after = cpu_seconds(pid), waits(pid), []
+    pacer.finished = lambda: after.append(waits(pid))  # the paced input's end, not the drain's
     try:
         pacer.start()
         if relay:
@@ -156,7 +157,7 @@ def paced(
             read_meter_events(consumer, clock, pacer, names.meter_claims)
     finally:
         consumer.close()
-    cpu_after, hungry = cpu_seconds(pid), starved(before, waits(pid))
+    cpu_after, hungry = cpu_seconds(pid), starved(before, after[0] if after else waits(pid))
     cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
     return pacer, cpu, hungry
 

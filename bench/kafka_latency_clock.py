@@ -112,6 +112,7 @@ class Pacer(threading.Thread):
         self.lines = [workload.to_line(raw) for raw in raws]
         self.achieved = 0.0
         self.done = threading.Event()
+        self.finished: Callable[[], None] = lambda: None  # called once all is sent and flushed
 
     def run(self) -> None:
         interval, started = 1.0 / RATE, time.perf_counter()
@@ -128,6 +129,7 @@ class Pacer(threading.Thread):
                     self.clock.late_ms.append((time.perf_counter() - scheduled) * 1000)
         self.achieved = len(self.lines) / (time.perf_counter() - started)
         self.producer.flush(60.0)
+        self.finished()
         self.done.set()
 
 
@@ -211,4 +213,6 @@ def relayed_record(clock: Clock, message: Message, now: float) -> None:
     raw = json.loads(message.value() or b"{}")
     if raw.get("type") == "wagers_locked":
         where = (str(raw["table_id"]), str(raw["round_id"]))
-        clock.read(where, now, message.timestamp()[1] / 1000)
+        if clock.expected[where]:  # a round without contributions is not counted (`relayed`):
+            clock.read(where, now, message.timestamp()[1] / 1000)  # seen, the reader waited
+            # `DRAIN_S` out after every relay run

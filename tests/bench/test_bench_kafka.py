@@ -119,9 +119,13 @@ def test_the_relays_round_ends_with_its_wagers_locked_copy() -> None:
     opened = {"type": "round_opened", "table_id": "tcp-1", "round_id": "R000001"}
     kafka_latency_clock.relayed_record(clock, Copied(opened, 1010020), 10.020)  # type: ignore[arg-type]
     assert clock.latencies_ms == []
+    other = {"type": "wagers_locked", "table_id": "tcp-2", "round_id": "R000009"}
+    kafka_latency_clock.relayed_record(clock, Copied(other, 1010025), 10.025)  # type: ignore[arg-type]
+    assert not clock.seen  # the quiet round's copy: else `seen` never equals `expected`
     locked = {**opened, "type": "wagers_locked"}
     kafka_latency_clock.relayed_record(clock, Copied(locked, 1010030), 10.034)  # type: ignore[arg-type]
     assert clock.latencies_ms == [pytest.approx(34.0)]
+    assert clock.seen == clock.expected  # so the reader stops without waiting out `DRAIN_S`
     assert clock.stages_ms == {}  # one hop, nothing to split
     hops = {name: gaps[0] for name, gaps in clock.hops_ms.items()}  # but split as the worker's
     assert hops == pytest.approx({"to_output": 30.0, "output_visible": 4.0})
