@@ -111,8 +111,8 @@ RELAY = "plain relay"
 #: Seconds of paced input the untimed warm-up sends (`warm_up`), longer than the clock's own
 #: `WARMUP_S` so that it reaches the steady state the contenders are measured in. 5 s was not:
 #: the defaults, measured first, had a p99 1.2-1.7x the explicit 0.01's (the same worker, later
-#: in the same run) in 5 of 5 runs on a warm broker; after 15 s 0.8x, 1.1x and 1.0x (three
-#: runs; bench/PROPOSALS.md, issue 13, branch ``k13-s23``).
+#: in the same run) in 5 of 5 runs on a warm broker; after 15 s 0.8x, 1.1x, 1.0x and 0.8x
+#: (four runs; bench/PROPOSALS.md, issue 13, branch ``k13-s23``).
 WARMUP_RUN_S = 15.0
 
 
