@@ -33,14 +33,20 @@ writes its batches' phases (`streams.adapters.kafka.phases`), summed up in the d
 ``send_offsets_to_transaction``, commit, the claims' pickup by the meter lane, records per
 batch); ``<setting>_send_late_p99_ms`` is the pacer's own lateness and ``<setting>_load_1m`` the
 host's load average after the run: a latency read with neither is hard to trust on a shared host.
-The pacer and the reader are in `bench.kafka_latency_clock`.
+The pacer and the reader are in `bench.kafka_latency_clock`. Every contender, the relay too,
+splits its rounds in two (`HOPS`, ``<setting>_to_output_*`` and ``<setting>_output_visible_*``:
+until the round's last output was produced, then until it was read), and says how starved of
+CPU it was (``<setting>_child_runq_wait_ms``, ``<setting>_host_cpu_pressure``:
+`bench.kafka_latency_child.starved`).
 
 Before the first measured contender an untimed warm-up runs (`warm_up`: the defaults' worker,
 `WARMUP_RUN_S` of the same paced input, on a deployment of its own, its figures only shown as
 ``warmup_p50_ms``/``warmup_p99_ms``): a broker just started is still warming up (its JVM, page
 cache, the transaction and group coordinators), and one run measured 301/877 ms p50/p99 for the
 first contender and 34/123 ms for the same setting later in the same run; so every setting is
-measured on a warm broker. The ``tiny`` mode (a test that the row runs at all) skips it.
+measured on a warm broker. 15 s of it: after 5 s the first contender still measured a higher p99
+than the same worker later in the run, even on a broker warm from earlier runs (`WARMUP_RUN_S`).
+The ``tiny`` mode (a test that the row runs at all) skips it.
 
 **The reference: what this host allows.** Right after the defaults, the plain transactional relay
 (`bench.kafka_relay`, a child process as the worker is) runs on a deployment of its own with the
@@ -69,7 +75,7 @@ from typing import Any
 
 from bench.common import Figure, Goal, Mode, Row, Settings
 from bench.kafka import BASELINE_ENV, baseline_tree
-from bench.kafka_latency_child import Contender, command, start_child
+from bench.kafka_latency_child import Contender, command, start_child, starved, waits
 from bench.kafka_latency_clock import (
     RATE,
     WARMUP_S,
@@ -103,8 +109,11 @@ SETTINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 RELAY = "plain relay"
 #: Seconds of paced input the untimed warm-up sends (`warm_up`), longer than the clock's own
-#: `WARMUP_S` so that it reaches the steady state the contenders are measured in.
-WARMUP_RUN_S = 5.0
+#: `WARMUP_S` so that it reaches the steady state the contenders are measured in. 5 s was not:
+#: the defaults, measured first, had a p99 1.2-1.7x the explicit 0.01's (the same worker, later
+#: in the same run) in 5 of 5 runs on a warm broker; after 15 s 0.8x, 1.1x, 1.0x and 0.8x
+#: (four runs; bench/PROPOSALS.md, issue 13, branch ``k13-s23``).
+WARMUP_RUN_S = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +129,8 @@ class Measured:
     send_late_ms: tuple[float, ...] = ()  # the pacer's own lateness per counted round
     phases: dict[str, Figure] = field(default_factory=dict)  # the worker's (`bench.kafka_phases`)
     load: float = float("nan")  # the host's 1-minute load average at the end of the run
+    hops_ms: dict[str, list[float]] = field(default_factory=dict)  # `HOPS`
+    starved: dict[str, float] = field(default_factory=dict)  # `starved`, per second paced
 
     def figure(self, fraction: float) -> float:
         """A quantile of the latencies, in ms (NaN when none)."""
@@ -128,14 +139,16 @@ class Measured:
 
 def paced(
     bootstrap: str, raws: Sequence[dict[str, Any]], clock: Clock, deployment: Deployment, pid: int
-) -> tuple[Pacer, float | None]:
+) -> tuple[Pacer, float | None, dict[str, float]]:
     """The input paced into ``deployment`` and read back until done, timed by ``clock`` (the
-    relay's copies if ``clock.relay``); the child's CPU seconds meanwhile (None if unreadable)."""
+    relay's copies if ``clock.relay``); the child's CPU seconds meanwhile (None if unreadable)
+    and how starved of CPU it and the host were (`starved`)."""
     names, relay = deployment.names, clock.relay
     topics = (deployment.plain_out,) if relay else (names.events, names.meter_claims)
     consumer = reader(bootstrap, *topics)
     pacer = Pacer(TableEventProducer(bootstrap, names, "bench-latency"), raws, clock)
-    cpu_before = cpu_seconds(pid)
+    cpu_before, before, after = cpu_seconds(pid), waits(pid), []
+    pacer.finished = lambda: after.append(waits(pid))  # the paced input's end, not the drain's
     try:
         pacer.start()
         if relay:
@@ -144,8 +157,9 @@ def paced(
             read_meter_events(consumer, clock, pacer, names.meter_claims)
     finally:
         consumer.close()
-    cpu_after = cpu_seconds(pid)
-    return pacer, None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    cpu_after, hungry = cpu_seconds(pid), starved(before, after[0] if after else waits(pid))
+    cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+    return pacer, cpu, hungry
 
 
 def measure(
@@ -163,7 +177,7 @@ def measure(
         argv = command(bootstrap, deployment, contender)
         process = start_child(argv, folder / f"{slug}.log", contender.tree)
         clock = Clock(relayed(expected), relay=True) if contender.relay else Clock(expected)
-        pacer, cpu = paced(bootstrap, raws, clock, deployment, process.pid)
+        pacer, cpu, waits = paced(bootstrap, raws, clock, deployment, process.pid)
     finally:
         if process is not None:
             process.terminate()
@@ -182,6 +196,8 @@ def measure(
         tuple(clock.late_ms),
         phases,
         round(os.getloadavg()[0], 2),
+        clock.hops_ms,
+        waits,
     )
 
 
@@ -224,7 +240,11 @@ def figures(run: Measured, events: int) -> dict[str, Figure]:
     for stage, gaps in run.stages_ms.items():
         extra[f"{key}_{stage}_p50_ms"] = round(percentile(gaps, 0.5), 1)
         extra[f"{key}_{stage}_p99_ms"] = round(percentile(gaps, 0.99), 1)
+    for hop, gaps in run.hops_ms.items():
+        extra[f"{key}_{hop}_p50_ms"] = round(percentile(gaps, 0.5), 1)
+        extra[f"{key}_{hop}_p99_ms"] = round(percentile(gaps, 0.99), 1)
     extra[f"{key}_send_late_p99_ms"] = round(percentile(run.send_late_ms, 0.99), 1)
+    extra |= {f"{key}_{name}": value for name, value in run.starved.items()}
     extra[f"{key}_load_1m"] = run.load
     for phase, figure in run.phases.items():
         extra[f"{key}_worker_{phase}"] = figure

@@ -63,3 +63,54 @@ def start_child(argv: list[str], log: Path, tree: Path = REPO) -> subprocess.Pop
         time.sleep(0.1)
     time.sleep(1.0)  # both topics' partitions assigned and restored (one rebalance)
     return process
+
+
+def run_queue_wait_s(pid: int) -> float | None:
+    """Seconds the threads of process ``pid`` spent so far runnable but waiting for a CPU
+    (``/proc/<pid>/task/*/schedstat``, the second field); None where it is unreadable.
+
+    Beside a contender's latency it tells a starved process from a slow one: on this 2-core host
+    the worker's threads waited 3-12 s for a CPU per 12 s run (issue 13, branch ``k13-s23``)."""
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # a thread that ended meanwhile
+    return total / 1e9
+
+
+def cpu_pressure_s() -> float | None:
+    """Seconds so far during which some runnable task of the host waited for a CPU (PSI,
+    ``/proc/pressure/cpu``, "some ... total="); None without PSI."""
+    try:
+        first = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    return int(first.rsplit("total=", 1)[1]) / 1e6
+
+
+Marks = tuple[float, float | None, float | None]
+
+
+def waits(pid: int) -> Marks:
+    """Now (monotonic), `run_queue_wait_s` of ``pid`` and `cpu_pressure_s`: `starved`'s marks."""
+    return time.monotonic(), run_queue_wait_s(pid), cpu_pressure_s()
+
+
+def starved(before: Marks, after: Marks) -> dict[str, float]:
+    """Per second of the run: ``child_runq_wait_ms``, how long the contender's threads waited
+    for a CPU (summed over them), and ``host_cpu_pressure``, the share of the time some task of
+    the host did (PSI "some"): on 2 shared cores a contender's p99 follows these more than its
+    code (bench/PROPOSALS.md, issue 13, branch ``k13-s23``). Those unreadable are left out."""
+    span = after[0] - before[0]
+    figures: dict[str, float] = {}
+    for name, index, scale in (("child_runq_wait_ms", 1, 1000.0), ("host_cpu_pressure", 2, 1.0)):
+        start, end = before[index], after[index]
+        if start is not None and end is not None and span > 0:
+            figures[name] = round(scale * (end - start) / span, 3)
+    return figures

@@ -36,6 +36,10 @@ DRAIN_S = 5.0  # after the last send, how long the reader waits for the straggle
 READER_FETCH_WAIT_MS = 5
 Round = tuple[str, str]
 STAGES = ("to_claim", "claim_commit", "to_contribution", "contribution_commit")
+#: A round in two, for every contender (`Clock.hops_ms`): until its last output was produced
+#: (waiting for a batch, deciding, producing) and from there until it was read (the commit,
+#: its markers, the reader's fetch). The worker and the relay compare hop by hop.
+HOPS = ("to_output", "output_visible")
 
 
 def expected_contributions(raws: Sequence[dict[str, Any]]) -> Counter[Round]:
@@ -67,6 +71,9 @@ class Clock:
     late_ms: list[float] = field(default_factory=list)  # per counted wagers_locked: sent - due
     epoch: float = field(default_factory=lambda: time.time() - time.perf_counter())
     relay: bool = False  # timing the plain relay's copies (`read_relayed`), not the worker
+    #: per counted round, for the worker and the relay alike (`HOPS`): scheduled send -> the
+    #: round's last output produced (its CreateTime), and -> read ``read_committed``
+    hops_ms: dict[str, list[float]] = field(default_factory=dict)
 
     def claim(self, where: Round, produced: float, seen: float) -> None:
         """A contribution claim of round ``where`` read at ``seen`` (``produced``: its
@@ -85,6 +92,9 @@ class Clock:
         if self.seen[where] != self.expected[where] or due is None or due < self.counted_from:
             return
         self.latencies_ms.append((now - due) * 1000)
+        output = (stamps[2] - self.epoch - due, now + self.epoch - stamps[2])
+        for hop, gap in zip(HOPS, output, strict=True):
+            self.hops_ms.setdefault(hop, []).append(gap * 1000)
         if not stamps[0]:  # its claims were not read (a stage from 0 would be 57 years)
             return
         marks = (due + self.epoch, *stamps, now + self.epoch)
@@ -102,6 +112,7 @@ class Pacer(threading.Thread):
         self.lines = [workload.to_line(raw) for raw in raws]
         self.achieved = 0.0
         self.done = threading.Event()
+        self.finished: Callable[[], None] = lambda: None  # called once all is sent and flushed
 
     def run(self) -> None:
         interval, started = 1.0 / RATE, time.perf_counter()
@@ -118,6 +129,7 @@ class Pacer(threading.Thread):
                     self.clock.late_ms.append((time.perf_counter() - scheduled) * 1000)
         self.achieved = len(self.lines) / (time.perf_counter() - started)
         self.producer.flush(60.0)
+        self.finished()
         self.done.set()
 
 
@@ -201,4 +213,6 @@ def relayed_record(clock: Clock, message: Message, now: float) -> None:
     raw = json.loads(message.value() or b"{}")
     if raw.get("type") == "wagers_locked":
         where = (str(raw["table_id"]), str(raw["round_id"]))
-        clock.read(where, now, message.timestamp()[1] / 1000)
+        if clock.expected[where]:  # a round without contributions is not counted (`relayed`):
+            clock.read(where, now, message.timestamp()[1] / 1000)  # seen, the reader waited
+            # `DRAIN_S` out after every relay run

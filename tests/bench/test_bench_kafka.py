@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from collections.abc import Callable
 
 import pytest
 
-from bench import kafka_latency, kafka_latency_clock, kafka_readside
+from bench import kafka_latency, kafka_latency_child, kafka_latency_clock, kafka_readside
 from bench.common import PRESETS, Row, Settings
 from bench.kafka import run_rows
 from tests.integration.services import require_kafka
@@ -70,6 +71,8 @@ def test_a_rounds_latency_splits_into_its_stages() -> None:
     assert stages == pytest.approx(
         {"to_claim": 12.0, "claim_commit": 8.0, "to_contribution": 21.0, "contribution_commit": 9.0}
     )
+    hops = {name: gaps[0] for name, gaps in clock.hops_ms.items()}  # 50 = 41 + 9
+    assert hops == pytest.approx({"to_output": 41.0, "output_visible": 9.0})
 
 
 def test_a_round_sent_during_the_warmup_is_not_counted() -> None:
@@ -116,7 +119,27 @@ def test_the_relays_round_ends_with_its_wagers_locked_copy() -> None:
     opened = {"type": "round_opened", "table_id": "tcp-1", "round_id": "R000001"}
     kafka_latency_clock.relayed_record(clock, Copied(opened, 1010020), 10.020)  # type: ignore[arg-type]
     assert clock.latencies_ms == []
+    other = {"type": "wagers_locked", "table_id": "tcp-2", "round_id": "R000009"}
+    kafka_latency_clock.relayed_record(clock, Copied(other, 1010025), 10.025)  # type: ignore[arg-type]
+    assert not clock.seen  # the quiet round's copy: else `seen` never equals `expected`
     locked = {**opened, "type": "wagers_locked"}
     kafka_latency_clock.relayed_record(clock, Copied(locked, 1010030), 10.034)  # type: ignore[arg-type]
     assert clock.latencies_ms == [pytest.approx(34.0)]
+    assert clock.seen == clock.expected  # so the reader stops without waiting out `DRAIN_S`
     assert clock.stages_ms == {}  # one hop, nothing to split
+    hops = {name: gaps[0] for name, gaps in clock.hops_ms.items()}  # but split as the worker's
+    assert hops == pytest.approx({"to_output": 30.0, "output_visible": 4.0})
+
+
+def test_starved_is_per_second_of_the_run() -> None:
+    """2 s of run: 0.5 s of the child's threads' run-queue wait, 0.3 s of host CPU pressure;
+    what was unreadable at either end is left out."""
+    figures = kafka_latency_child.starved((10.0, 1.0, 100.0), (12.0, 1.5, 100.3))
+    assert figures == pytest.approx({"child_runq_wait_ms": 250.0, "host_cpu_pressure": 0.15})
+    assert kafka_latency_child.starved((10.0, None, 1.0), (12.0, 1.0, None)) == {}
+
+
+def test_this_process_has_a_run_queue_wait() -> None:
+    """Read from /proc where there is one (Linux; None elsewhere)."""
+    wait = kafka_latency_child.run_queue_wait_s(os.getpid())
+    assert wait is None or wait >= 0.0
