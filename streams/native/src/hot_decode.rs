@@ -194,7 +194,7 @@ impl HotDecoder {
             return Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload])));
         }
         let [event_id, table_id, occurred_at] =
-            self.heads[kind].map(|at| values[at].clone().unwrap_or_else(|| py.None().into_bound(py)));
+            self.heads[kind].map(|at| values[at].clone().expect("a head is one of its kind's decoded fields"));
         let all = [made.into_any(), payload, event_id, table_id, occurred_at];
         Ok(Some(PyTuple::new_bound(py, all)))
     }

@@ -275,8 +275,8 @@ impl Sink for Count {
     }
 }
 
-/// A buffer of the exact size `Count` gave, filled from the start. A write past its end
-/// panics (a bounds check: the caller's `bytes` is then refused, never short or overrun).
+/// A buffer of an exact size (`Count`'s, or one summed up front: `tail::framed`), filled from
+/// the start. A write past its end panics (a bounds check: the caller's `bytes` is then refused, never short or overrun).
 pub(crate) struct Fill<'a> {
     pub buffer: &'a mut [u8],
     pub at: usize,

@@ -14,6 +14,7 @@
 //!
 //! `tests/streams/native/test_tail.py` requires the Python path's hash and bytes for any tail.
 
+use crate::hot_line::{Fill, Sink};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList, PyString};
@@ -64,17 +65,13 @@ fn framed<'py>(
     let lens = [at.len(), key.len(), 0, received.len(), payload.len()];
     let size = previous.len() + 40 + lens.iter().sum::<usize>();
     PyBytes::new_bound_with(py, size, |buffer| {
-        let mut filled = 0;
-        let mut put = |bytes: &[u8]| {
-            buffer[filled..filled + bytes.len()].copy_from_slice(bytes);
-            filled += bytes.len();
-        };
-        put(previous);
+        let mut out = Fill { buffer, at: 0 };
+        out.put_all(previous);
         for len in lens {
-            put(&(len as u64).to_be_bytes());
+            out.put_all(&(len as u64).to_be_bytes());
         }
         for part in [at.as_bytes(), key, received, payload] {
-            put(part);
+            out.put_all(part);
         }
         Ok(())
     })
