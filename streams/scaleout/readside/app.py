@@ -1,15 +1,14 @@
 """The read side as a faust-streaming app: the aggregates table fed by the committed events
 topic, and a timer that refreshes the metrics and raises contribution-rate alerts.
 
-- **read_committed.** faust-streaming 0.15.3 has no setting for the consumer's isolation level:
-  its aiokafka driver reads ``read_committed`` only under ``processing_guarantee=exactly_once``
-  (faust's experimental transactions, which this project does not use). `ReadCommittedTransport`
-  sets aiokafka's own ``isolation_level`` on the consumer it builds, before it starts, so the
-  agent never sees a record of an aborted (fenced or crashed) money-path transaction.
-- **At-least-once, idempotent writes.** faust flushes its producer (the table's changelog
-  writes) before it commits offsets, so after a crash the state is at least as new as the
-  committed offsets: the events redelivered are a suffix of each partition, and the aggregates
-  skip every record at or below their key's mark (`aggregate.apply`).
+- **read_committed, and written before committed** (`transport`): the agent never sees a record
+  of an aborted money-path transaction, and no offset is committed before the table's writes of
+  the records below it are acknowledged by the broker.
+- **At-least-once, idempotent writes.** No offset is committed before the table's changelog
+  writes of the records below it are acknowledged (`transport`), so after a crash the state is
+  at least as new as the committed offsets: the events redelivered are a suffix of each
+  partition, and the aggregates skip every record at or below their key's mark
+  (`aggregate.apply`).
 - **One owner.** A table's contributions arrive on its meters' partitions, so a process that
   owns some partitions holds part of every table's hour. The alert judges hours only while this
   process owns every partition of the events topic (`Ownership`); otherwise it logs so once,
@@ -33,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import faust
-from faust.transport.drivers import aiokafka as faust_aiokafka
 
 from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.lag import waiting_partitions
@@ -47,33 +45,9 @@ from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
 from streams.scaleout.readside.publish import BoardPublisher
 from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
+from streams.scaleout.readside.transport import ReadSideApp
 
 logger = logging.getLogger(__name__)
-
-
-class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
-    def _create_worker_consumer(self, transport: Any) -> Any:
-        consumer = super()._create_worker_consumer(transport)
-        consumer._isolation_level = "read_committed"  # read by its start()
-        return consumer
-
-
-class _ReadCommittedConsumer(faust_aiokafka.Consumer):
-    def _new_consumer_thread(self) -> _ReadCommittedThread:
-        return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
-
-
-class ReadCommittedTransport(faust_aiokafka.Transport):
-    """faust's aiokafka transport whose consumer reads ``read_committed`` (module docstring)."""
-
-    Consumer = _ReadCommittedConsumer
-
-
-class ReadSideApp(faust.App):
-    """A faust App on `ReadCommittedTransport`."""
-
-    def _new_transport(self) -> Any:
-        return ReadCommittedTransport(self.conf.broker_consumer, self)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

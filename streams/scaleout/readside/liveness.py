@@ -37,7 +37,7 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.read import text
 from streams.adapters.kafka.security import active
 from streams.scaleout.liveness import LivenessWatch, Sighting
-from streams.scaleout.readside.app import ReadSideApp
+from streams.scaleout.readside.transport import ReadSideApp
 
 logger = logging.getLogger(__name__)
 STOP_S = 15.0

@@ -1,0 +1,134 @@
+"""faust's aiokafka transport and table as the read side needs them: the consumer reads
+``read_committed``, and no offset is committed before the table writes of the records below it
+are acknowledged by the broker.
+
+- **read_committed.** faust-streaming 0.15.3 has no setting for the consumer's isolation level:
+  its aiokafka driver reads ``read_committed`` only under ``processing_guarantee=exactly_once``
+  (faust's experimental transactions, which this project does not use). `ReadCommittedTransport`
+  sets aiokafka's own ``isolation_level`` on the consumer it builds, before it starts, so the
+  agent never sees a record of an aborted (fenced or crashed) money-path transaction.
+- **Written before committed.** faust flushes its producer before it commits offsets, but that
+  flush is no barrier: `ProducerBuffer.flush_atmost` returns once no message left its queue for
+  0.1 s, and a message taken off the queue but not yet handed to the Kafka client is counted by
+  neither that queue nor the client's flush. A commit could then cover a record whose changelog
+  write had not reached the broker, and a SIGKILL in that window lost the record for good: the
+  restart reads on after the committed offset, and the restored table never held the write
+  (``tests/integration/test_kafka_readside.py``'s kill test, ~1 run in 6, one ``round_settled``
+  short in its hour and gaming day). So each table of the app hands every changelog write it
+  sends to the app's `ChangelogWrites`, and the consumer takes the offsets it may commit, then
+  waits until every write sent by then is acknowledged, and only then commits them. A record is
+  acknowledged to faust after the agent's step for it (its writes) returned, so the writes
+  behind every offset taken are among those waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from typing import Any
+
+import faust
+from faust.exceptions import ProducerSendError
+from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP
+
+from controller.model.errors import StoreUnavailable
+
+
+class ChangelogWrites:
+    """The changelog writes handed to the producer and not yet acknowledged by the broker."""
+
+    def __init__(self) -> None:
+        self.pending: set[asyncio.Future[Any]] = set()
+
+    def track(self, write: asyncio.Future[Any]) -> None:
+        """Count ``write`` as pending until the broker acknowledged (or refused) it."""
+        self.pending.add(write)
+        write.add_done_callback(self.pending.discard)
+
+    def sent_so_far(self) -> list[asyncio.Future[Any]]:
+        """The writes pending now (taken synchronously, with the offsets they cover)."""
+        return list(self.pending)
+
+    @staticmethod
+    async def acknowledged(writes: Iterable[asyncio.Future[Any]]) -> None:
+        """Return once each of ``writes`` is acknowledged; StoreUnavailable if one failed (a
+        commit must not cover a record whose write is lost: faust crashes the app on it and its
+        supervisor starts it again from the last commit)."""
+        waiting = list(writes)
+        if waiting:
+            await asyncio.wait(waiting)
+        for write in waiting:
+            if write.cancelled():
+                msg = "a changelog write of the read side was cancelled"
+                raise StoreUnavailable(msg)
+            failure = write.exception()
+            if failure is not None:
+                msg = f"a changelog write of the read side failed: {failure}"
+                raise StoreUnavailable(msg) from failure
+
+
+def writes_of(app: Any) -> ChangelogWrites:
+    """The `ChangelogWrites` of a `ReadSideApp` (faust types its apps as its own `AppT`)."""
+    writes = app.changelog_writes
+    assert isinstance(writes, ChangelogWrites), writes  # only ReadSideApp builds these
+    return writes
+
+
+class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
+    def _create_worker_consumer(self, transport: Any) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        consumer._isolation_level = "read_committed"  # read by its start()
+        return consumer
+
+
+class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
+    """faust's commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
+    offsets, publish their attachments, commit) with the wait for the changelog's writes
+    between taking the offsets and committing them (module docstring)."""
+
+    def _new_consumer_thread(self) -> _ReadCommittedThread:
+        return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
+        offsets = self._filter_committable_offsets(tps)
+        if not offsets:
+            return False
+        writes = writes_of(self.app).sent_so_far()  # no await since the offsets were taken
+        try:
+            await ChangelogWrites.acknowledged(writes)
+            await self._handle_attached(offsets)
+        except (StoreUnavailable, ProducerSendError) as exc:  # faust's reaction to a lost send
+            await self.crash(exc)
+            return False
+        committed: bool = await self._commit_offsets(
+            offsets, start_new_transaction=start_new_transaction
+        )
+        return committed
+
+
+class ReadCommittedTransport(faust_aiokafka.Transport):
+    """faust's aiokafka transport whose consumer reads ``read_committed`` and commits only
+    offsets whose changelog writes are acknowledged (module docstring)."""
+
+    Consumer = _WrittenBeforeCommittedConsumer
+
+
+class TrackedTable(faust.Table[Any, Any]):
+    """A faust Table that hands each changelog write it sends to its app's `ChangelogWrites`."""
+
+    def send_changelog(self, *args: Any, **kwargs: Any) -> Any:
+        write = super().send_changelog(*args, **kwargs)
+        writes_of(self.app).track(write)
+        return write
+
+
+class ReadSideApp(faust.App):
+    """A faust App on `ReadCommittedTransport`, its tables `TrackedTable`s."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.changelog_writes = ChangelogWrites()
+        super().__init__(*args, Table=TrackedTable, **kwargs)
+
+    def _new_transport(self) -> Any:
+        return ReadCommittedTransport(self.conf.broker_consumer, self)
