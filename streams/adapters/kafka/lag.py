@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from confluent_kafka import Consumer, KafkaException, TopicPartition
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.read import read_partition
+from streams.adapters.kafka.read import read_partition, reader
 from streams.adapters.kafka.security import client_settings
 
 logger = logging.getLogger(__name__)
@@ -58,3 +58,29 @@ def _first(consumer: Consumer, committed: TopicPartition, timeout: float) -> int
     records = read_partition(consumer, committed.topic, committed.partition, start, timeout)
     first = next(records, None)
     return None if first is None else first.offset()
+
+
+class FirstCommitted:
+    """Where the first committed record at or after an offset is: one ``read_committed``
+    consumer outside any group (it never subscribes or commits), kept for the process's life;
+    the read side's check of the holes faust reports (`streams.scaleout.readside.gaps`). One
+    caller at a time."""
+
+    def __init__(self, bootstrap: str, timeout: float = 5.0) -> None:
+        self.consumer = reader(bootstrap)
+        self.timeout = timeout
+
+    def __call__(self, topic: str, partition: int, start: int) -> int | None:
+        """The offset (None: no committed record from ``start`` to the end); StoreUnavailable
+        if the broker does not answer within the timeout."""
+        try:
+            first = next(
+                iter(read_partition(self.consumer, topic, partition, start, self.timeout)), None
+            )
+        except KafkaException as exc:
+            msg = f"{topic}[{partition}] from {start}: {exc}"
+            raise StoreUnavailable(msg) from exc
+        return None if first is None else first.offset()
+
+    def close(self) -> None:
+        self.consumer.close()

@@ -101,7 +101,8 @@ def _families() -> dict[str, GaugeMetricFamily]:
 
 
 class ReadSideMetrics:
-    """The read side's registry: the collector, the alert counter, the record outcomes."""
+    """The read side's registry: the collector, the alert counter, the record outcomes, the
+    holes checked."""
 
     def __init__(self, source: Callable[[], ReadSideSnapshot]) -> None:
         self.registry = CollectorRegistry()
@@ -123,6 +124,13 @@ class ReadSideMetrics:
             "Records of the events topic the read side took, by outcome "
             "(applied, redelivered, ignored, unreadable)",
             ["outcome"],
+            registry=self.registry,
+        )
+
+        self.holes = Counter(
+            "jackpot_readside_holes_checked",
+            "Holes in the offsets faust delivered (transaction markers, aborted records) read "
+            "and found empty before faust could commit past them",
             registry=self.registry,
         )
 

@@ -4,6 +4,9 @@ topic, and a timer that refreshes the metrics and raises contribution-rate alert
 - **read_committed, and written before committed** (`transport`): the agent never sees a record
   of an aborted money-path transaction, and no offset is committed before the table's writes of
   the records below it are acknowledged by the broker.
+- **No record skipped.** faust commits past any offset it did not deliver, believing it a
+  transaction marker; the read side reads each such hole first and exits for its supervisor if
+  it holds a record (`gaps`).
 - **At-least-once, idempotent writes.** No offset is committed before the table's changelog
   writes of the records below it are acknowledged (`transport`), so after a crash the state is
   at least as new as the committed offsets: the events redelivered are a suffix of each
@@ -34,7 +37,7 @@ from typing import Any
 import faust
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.lag import waiting_partitions
+from streams.adapters.kafka.lag import FirstCommitted, waiting_partitions
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
@@ -43,6 +46,7 @@ from streams.codec import DEDUPE_HEADER
 from streams.scaleout.readside.aggregate import DaySpec, Retention
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
+from streams.scaleout.readside.gaps import GapGuard, exit_skipped
 from streams.scaleout.readside.publish import BoardPublisher
 from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
 from streams.scaleout.readside.transport import ReadSideApp
@@ -94,6 +98,7 @@ class ReadSide:
     surveillance: Surveillance
     metrics: ReadSideMetrics
     publisher: BoardPublisher | None = None
+    hole_reads: FirstCommitted | None = None  # the gap guard's consumer
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
@@ -128,6 +133,8 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     surveillance = Surveillance(band=settings.band)
     aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
+    reads = FirstCommitted(settings.bootstrap)  # closed with the app (`run`)
+    app.gap_guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
     )
@@ -173,7 +180,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
                 exit_stalled(topic, waiting, settings.stall_exit_s)
 
     _ = (aggregate, review)
-    return ReadSide(app, aggregator, surveillance, metrics, publisher)
+    return ReadSide(app, aggregator, surveillance, metrics, publisher, reads)
 
 
 def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
@@ -268,4 +275,6 @@ def run(settings: ReadSideSettings) -> int:
         finally:
             if side.publisher is not None:
                 side.publisher.close()
+            if side.hole_reads is not None:
+                side.hole_reads.close()
     return 0  # pragma: no cover - execute_from_commandline always raises SystemExit

@@ -24,7 +24,7 @@ are acknowledged by the broker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import faust
@@ -33,6 +33,7 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
 from controller.model.errors import StoreUnavailable
+from streams.scaleout.readside.gaps import GapGuard, Hole
 
 
 class ChangelogWrites:
@@ -75,6 +76,24 @@ def writes_of(app: Any) -> ChangelogWrites:
     return writes
 
 
+async def gap_after_check(
+    consumer: Any,
+    guard: GapGuard,
+    tp: TP,
+    hole: Hole,
+    register: Callable[[TP, int, int], Awaitable[None]],
+) -> None:
+    """Give ``hole`` to faust (``register``: its own `_add_gap`) once ``guard`` read it empty,
+    unless the partition was revoked or the group rebalanced meanwhile (it is read again from
+    its committed offset then). A hole holding a record is never given (the guard exits)."""
+    generation = consumer.app.consumer_generation_id
+    if not await guard.empty(hole):
+        return
+    if consumer.app.consumer_generation_id != generation or tp not in consumer.assignment():
+        return
+    await register(tp, hole.start, hole.stop)
+
+
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
@@ -83,12 +102,32 @@ class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
 
 
 class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
-    """faust's commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
+    """faust's consumer with its holes checked before it may commit past them (`_add_gap`),
+    and its commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
     offsets, publish their attachments, commit) with the wait for the changelog's writes
     between taking the offsets and committing them (module docstring)."""
 
+    _gap_checks: set[asyncio.Future[None]]
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._gap_checks = set()
+
     def _new_consumer_thread(self) -> _ReadCommittedThread:
         return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
+
+    async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
+        """faust's hole (``offset_from`` .. ``offset_to - 1``; it delivers ``offset_to`` now)
+        registered only after the app's `GapGuard` read it empty (`gaps`); until then faust's
+        commit stops below it. Without a guard (the liveness app), faust's own step."""
+        guard = getattr(self.app, "gap_guard", None)
+        if guard is None:
+            await super()._add_gap(tp, offset_from, offset_to)
+            return
+        hole = Hole(tp.topic, tp.partition, offset_from, offset_to)
+        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, super()._add_gap))
+        self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
+        check.add_done_callback(self._gap_checks.discard)
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
         offsets = self._filter_committable_offsets(tps)
@@ -128,6 +167,7 @@ class ReadSideApp(faust.App):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.changelog_writes = ChangelogWrites()
+        self.gap_guard: GapGuard | None = None  # set by the aggregates' app (`app.build`)
         super().__init__(*args, Table=TrackedTable, **kwargs)
 
     def _new_transport(self) -> Any:

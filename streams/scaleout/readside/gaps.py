@@ -1,0 +1,107 @@
+"""Offsets faust did not deliver, checked before it may commit past them.
+
+A ``read_committed`` consumer is never given a transaction's commit marker nor an aborted
+record, so the offsets it delivers from a transactional topic have holes. faust-streaming 0.15.3
+counts any jump in the offsets it delivers as such a hole (`Consumer._add_gap`) and later commits
+past it as if it had been taken. A record faust fetched and never handed to the agent is then
+lost for good: measured, the kill test lost one committed record in about 1 run in 6 after the
+restart (`tests/integration/test_kafka_readside.py`: the agent took offsets 223 and 225 of a
+partition, never 224, a ``contribution_recorded``; the group committed past it).
+
+So a hole is believed only after a ``read_committed`` read of it: the first committed record at
+or after its start must be the record faust delivered next (or later). Until then faust may not
+commit past it (its commit stops at the first offset it has neither taken nor been told is a
+hole), so a lag costs time, never a record. If the read finds a record inside the hole, the read
+side logs it and exits with `EXIT_STALLED` at once (crash-only, as the stall watch does): the
+supervisor starts it again, it reads again from the committed offset, which is below the record,
+and the aggregates skip what they already hold (idempotent by offset).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NoReturn
+
+from controller.model.errors import StoreUnavailable
+from streams.scaleout.readside.stall import EXIT_STALLED
+
+logger = logging.getLogger(__name__)
+RETRY_S = 1.0  # a read that failed (broker away) is tried again after this long
+
+
+@dataclass(frozen=True, slots=True)
+class Hole:
+    """Offsets ``start`` .. ``stop - 1`` of a partition that faust skipped: it delivered the
+    record at ``start - 1`` (or started there) and then the one at ``stop``."""
+
+    topic: str
+    partition: int
+    start: int
+    stop: int
+
+    def holds(self, offset: int | None) -> bool:
+        """Whether a committed record at ``offset`` (None: none at all) lies inside the hole."""
+        return offset is not None and self.start <= offset < self.stop
+
+
+FirstRecord = Callable[[str, int, int], "int | None"]
+"""(topic, partition, start) -> the offset of the first committed record at or after ``start``
+(None: none up to the end); StoreUnavailable when the broker does not answer."""
+
+
+def skipped_message(hole: Hole, offset: int) -> str:
+    """The log line before the exit: what faust skipped, and what happens next."""
+    return (
+        f"readside: faust skipped the committed record {hole.partition}:{offset} of {hole.topic} "
+        f"(it delivered {hole.partition}:{hole.stop} next) and would commit past it; exiting "
+        "for the supervisor to restart the read side from the group's committed offset"
+    )
+
+
+def exit_skipped(hole: Hole, offset: int) -> NoReturn:
+    """Log why and leave at once: faust's commit is held below the record, so the restart
+    reads it again (module docstring)."""
+    logger.error(skipped_message(hole, offset))
+    logging.shutdown()
+    os._exit(EXIT_STALLED)
+
+
+class GapGuard:
+    """Checks each hole faust reports, one read at a time (in a thread, off faust's loop)."""
+
+    def __init__(
+        self,
+        first_record: FirstRecord,
+        on_skipped: Callable[[Hole, int], None],
+        on_empty: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.first_record = first_record
+        self.on_skipped = on_skipped
+        self.on_empty = on_empty  # a hole read and found empty (the metrics count them)
+        self.lock = asyncio.Lock()
+
+    async def empty(self, hole: Hole) -> bool:
+        """True once a read shows no committed record inside ``hole``; False (after
+        ``on_skipped``) if it holds one. A failed read is tried again until it answers."""
+        async with self.lock:
+            first = await self._first(hole)
+        if hole.holds(first):
+            assert first is not None
+            self.on_skipped(hole, first)
+            return False
+        self.on_empty()
+        return True
+
+    async def _first(self, hole: Hole) -> int | None:
+        while True:
+            try:
+                return await asyncio.to_thread(
+                    self.first_record, hole.topic, hole.partition, hole.start
+                )
+            except StoreUnavailable as exc:
+                logger.warning("readside: cannot read the hole %s yet: %s", hole, exc)
+                await asyncio.sleep(RETRY_S)

@@ -1,0 +1,132 @@
+"""Holes in the offsets faust delivers are read before faust may commit past them
+(`streams.scaleout.readside.gaps`, and the consumer's `_add_gap` in `transport`), without a
+broker: the reads are a function over a hand-written partition."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from faust.types import TP
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.model.errors import StoreUnavailable
+from streams.scaleout.readside import gaps
+from streams.scaleout.readside.gaps import GapGuard, Hole
+from streams.scaleout.readside.transport import gap_after_check
+
+TOPIC = "floor.events"
+
+
+@dataclass
+class Partition:
+    """The committed records of one partition (their offsets), as a read_committed read sees
+    them; ``failures`` reads fail before one answers."""
+
+    committed: list[int]
+    failures: int = 0
+    reads: list[int] = field(default_factory=list)
+
+    def first_record(self, topic: str, partition: int, start: int) -> int | None:
+        self.reads.append(start)
+        if self.failures:
+            self.failures -= 1
+            msg = "broker away"
+            raise StoreUnavailable(msg)
+        return next((o for o in sorted(self.committed) if o >= start), None)
+
+
+def guard_over(partition: Partition) -> tuple[GapGuard, list[tuple[Hole, int]], list[int]]:
+    skipped: list[tuple[Hole, int]] = []
+    empties: list[int] = []
+    guard = GapGuard(
+        partition.first_record, lambda h, o: skipped.append((h, o)), lambda: empties.append(1)
+    )
+    return guard, skipped, empties
+
+
+def test_a_marker_is_an_empty_hole_and_a_skipped_record_is_not() -> None:
+    # records 0-2, a commit marker at 3, records 4-6 (the one at 5 never delivered by faust)
+    partition = Partition([0, 1, 2, 4, 5, 6])
+    guard, skipped, empties = guard_over(partition)
+    marker = Hole(TOPIC, 0, 3, 4)  # faust delivered 2, then 4
+    lost = Hole(TOPIC, 0, 5, 6)  # faust delivered 4, then 6
+    assert asyncio.run(guard.empty(marker)) is True
+    assert asyncio.run(guard.empty(lost)) is False
+    assert skipped == [(lost, 5)]
+    assert empties == [1]
+
+
+def test_a_failed_read_is_tried_again_until_it_answers(monkeypatch: Any) -> None:
+    monkeypatch.setattr(gaps, "RETRY_S", 0.0)
+    partition = Partition([0, 9], failures=2)
+    guard, skipped, _ = guard_over(partition)
+    assert asyncio.run(guard.empty(Hole(TOPIC, 1, 1, 9))) is True
+    assert partition.reads == [1, 1, 1]
+    assert skipped == []
+
+
+@given(
+    records=st.sets(st.integers(0, 60), min_size=1, max_size=40),
+    data=st.data(),
+)
+def test_a_hole_is_empty_exactly_when_no_committed_record_lies_inside(
+    records: set[int], data: st.DataObject
+) -> None:
+    stop = data.draw(st.sampled_from(sorted(records)))  # faust delivers a committed record
+    start = data.draw(st.integers(0, stop))
+    guard, skipped, _ = guard_over(Partition(sorted(records)))
+    empty = asyncio.run(guard.empty(Hole(TOPIC, 2, start, stop)))
+    inside = sorted(o for o in records if start <= o < stop)
+    assert empty is (not inside)
+    assert [offset for _hole, offset in skipped] == inside[:1]  # the first one inside
+
+
+@dataclass
+class StandIn:
+    """What `gap_after_check` uses of faust's consumer: its app's generation and its
+    assignment; ``added`` records faust's own step."""
+
+    generation: int = 1
+    assigned: set[Any] = field(default_factory=set)
+    added: list[tuple[int, int]] = field(default_factory=list)
+
+    @property
+    def app(self) -> Any:
+        return SimpleNamespace(consumer_generation_id=self.generation)
+
+    def assignment(self) -> set[Any]:
+        return self.assigned
+
+    async def register(self, tp: Any, offset_from: int, offset_to: int) -> None:
+        self.added.append((offset_from, offset_to))
+
+
+def add_gap(guard: GapGuard, stand_in: StandIn, hole: Hole) -> list[tuple[int, int]]:
+    asyncio.run(gap_after_check(stand_in, guard, TP0, hole, stand_in.register))
+    return stand_in.added
+
+
+TP0 = TP(TOPIC, 0)
+
+
+def test_faust_is_told_of_a_hole_only_after_it_was_read_empty() -> None:
+    partition = Partition([0, 1, 2, 4])
+    guard, skipped, _ = guard_over(partition)
+    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == [(3, 4)]
+    assert partition.reads == [3]
+    assert skipped == []
+
+
+def test_a_hole_holding_a_record_is_never_given_to_faust() -> None:
+    guard, skipped, _ = guard_over(Partition([0, 1, 2, 3, 4]))
+    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == []
+    assert skipped == [(Hole(TOPIC, 0, 3, 4), 3)]
+
+
+def test_a_partition_revoked_while_its_hole_was_read_gets_no_gap() -> None:
+    guard, _, _ = guard_over(Partition([0, 4]))
+    assert add_gap(guard, StandIn(assigned=set()), Hole(TOPIC, 0, 1, 4)) == []
