@@ -57,6 +57,7 @@ class ReadSide:
         self.starts = 0
         self.extra: list[str] = []  # more options (e.g. --redis)
         self.stalls = 0  # restarts after a stall exit (`supervise`)
+        self.skips = 0  # of which after faust skipped a record (`readside.gaps`)
 
     def start(self) -> None:
         self.starts += 1
@@ -69,13 +70,15 @@ class ReadSide:
         log.close()
 
     def supervise(self) -> None:
-        """Do what the deployment's supervisor does: start it again after a stall exit (3).
-        Any other exit fails the test."""
+        """Do what the deployment's supervisor does: start it again after a stall exit (3:
+        stalled, or faust skipped a record). Any other exit fails the test."""
         if self.process is None or self.process.poll() is None:
             return
         assert self.process.returncode == EXIT_STALLED, self.logs()
-        assert "readside: stalled: partitions" in self.logs(), self.logs()
+        said = self.logs()
+        assert "readside: stalled: partitions" in said or "faust skipped the committed" in said
         self.stalls += 1
+        self.skips += "faust skipped the committed" in said
         self.start()
 
     def metric(self, name: str, labels: str = "") -> float:
@@ -224,15 +227,19 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
         worker.stop()
     try:
         expected, ends = expected_sums(bootstrap, names)
-        wait_committed(bootstrap, f"{names.prefix}-readside", names.events, ends, timeout=120)
+        group = f"{names.prefix}-readside"
+        wait_committed(bootstrap, group, names.events, ends, 120, supervise=readside.supervise)
         stored = stored_sums(bootstrap, f"{names.prefix}-readside")
         assert stored == expected
         assert sum(c["contributions"] for (_t, k, _s), c in expected.items() if k == "d") > 1_000
         redelivered = readside.metric("jackpot_readside_records_total", '{outcome="redelivered"}')
         print(f"records the restarted read side skipped as applied already: {redelivered:.0f}")
         holes = readside.metric("jackpot_readside_holes_checked_total")
-        assert holes > 0  # every transaction leaves a marker: each was read before a commit
+        # every transaction leaves a marker: each was read before a commit (a process started
+        # again after a stall exit may have had nothing left to read)
+        assert holes > 0 or readside.stalls > 0
         print(f"holes in the delivered offsets read and found empty: {holes:.0f}")
+        print(f"restarts after a stall exit: {readside.stalls} ({readside.skips} skipped record)")
         # the metrics show each table's latest hour as stored
         for table in sorted({t for t, _k, _s in expected}):
             latest = max(s for t, k, s in expected if t == table and k == "h")
