@@ -10,12 +10,14 @@ if the group's own consumer should have been given it too.
 from __future__ import annotations
 
 import logging
+import time
+import uuid
 from collections.abc import Iterable
 
-from confluent_kafka import Consumer, KafkaException, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.read import read_partition, reader
+from streams.adapters.kafka.read import read_partition
 from streams.adapters.kafka.security import client_settings
 
 logger = logging.getLogger(__name__)
@@ -60,27 +62,50 @@ def _first(consumer: Consumer, committed: TopicPartition, timeout: float) -> int
     return None if first is None else first.offset()
 
 
-class FirstCommitted:
-    """Where the first committed record at or after an offset is: one ``read_committed``
+class CommittedOffsets:
+    """The offsets of the committed records in a range of a partition: one ``read_committed``
     consumer outside any group (it never subscribes or commits), kept for the process's life;
     the read side's check of the holes faust reports (`streams.scaleout.readside.gaps`). One
-    caller at a time."""
+    caller at a time. The broker answers a fetch at once (``fetch.wait.max.ms`` 10: a range
+    ends at a record that is there), ~1 ms a range on a local broker."""
 
     def __init__(self, bootstrap: str, timeout: float = 5.0) -> None:
-        self.consumer = reader(bootstrap)
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": bootstrap,
+                **client_settings(),
+                "group.id": f"jackpot-holes-{uuid.uuid4()}",  # never joined nor committed
+                "enable.auto.commit": False,
+                "enable.partition.eof": True,
+                "isolation.level": "read_committed",
+                "fetch.wait.max.ms": 10,
+                "log_level": 3,
+            }
+        )
         self.timeout = timeout
 
-    def __call__(self, topic: str, partition: int, start: int) -> int | None:
-        """The offset (None: no committed record from ``start`` to the end); StoreUnavailable
-        if the broker does not answer within the timeout."""
-        try:
-            first = next(
-                iter(read_partition(self.consumer, topic, partition, start, self.timeout)), None
-            )
-        except KafkaException as exc:
-            msg = f"{topic}[{partition}] from {start}: {exc}"
-            raise StoreUnavailable(msg) from exc
-        return None if first is None else first.offset()
+    def __call__(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
+        """Offsets ``start <= o < stop`` of committed records; StoreUnavailable if the broker
+        does not answer within the timeout or reading fails."""
+        self.consumer.assign([TopicPartition(topic, partition, start)])
+        found: list[int] = []
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            message = self.consumer.poll(0.1)
+            if message is None:
+                continue
+            error = message.error()
+            if error is not None:
+                if error.code() == KafkaError._PARTITION_EOF:
+                    return found
+                msg = f"{topic}[{partition}] from {start}: {error}"
+                raise StoreUnavailable(msg)
+            offset = message.offset()
+            if offset is None or offset >= stop:
+                return found
+            found.append(offset)
+        msg = f"{topic}[{partition}] from {start}: no answer within {self.timeout:.0f} s"
+        raise StoreUnavailable(msg)
 
     def close(self) -> None:
         self.consumer.close()

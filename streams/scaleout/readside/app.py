@@ -37,7 +37,7 @@ from typing import Any
 import faust
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.lag import FirstCommitted, waiting_partitions
+from streams.adapters.kafka.lag import CommittedOffsets, waiting_partitions
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
@@ -98,7 +98,7 @@ class ReadSide:
     surveillance: Surveillance
     metrics: ReadSideMetrics
     publisher: BoardPublisher | None = None
-    hole_reads: FirstCommitted | None = None  # the gap guard's consumer
+    hole_reads: CommittedOffsets | None = None  # the gap guard's consumer
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
@@ -133,7 +133,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     surveillance = Surveillance(band=settings.band)
     aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
-    reads = FirstCommitted(settings.bootstrap)  # closed with the app (`run`)
+    reads = CommittedOffsets(settings.bootstrap)  # closed with the app (`run`)
     app.gap_guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"

@@ -48,9 +48,9 @@ class Hole:
         return offset is not None and self.start <= offset < self.stop
 
 
-FirstRecord = Callable[[str, int, int], "int | None"]
-"""(topic, partition, start) -> the offset of the first committed record at or after ``start``
-(None: none up to the end); StoreUnavailable when the broker does not answer."""
+CommittedIn = Callable[[str, int, int, int], "list[int]"]
+"""(topic, partition, start, stop) -> the offsets of the committed records with
+``start <= offset < stop``, in order; StoreUnavailable when the broker does not answer."""
 
 
 def skipped_message(hole: Hole, offset: int) -> str:
@@ -71,37 +71,60 @@ def exit_skipped(hole: Hole, offset: int) -> NoReturn:
 
 
 class GapGuard:
-    """Checks each hole faust reports, one read at a time (in a thread, off faust's loop)."""
+    """Checks the holes faust reports. The holes of a partition that wait while a read runs are
+    checked together by the next read (from the first one's start to the last one's stop: one
+    fetch for a run of transactions), in a thread, off faust's loop."""
 
     def __init__(
         self,
-        first_record: FirstRecord,
+        committed_in: CommittedIn,
         on_skipped: Callable[[Hole, int], None],
         on_empty: Callable[[], None] = lambda: None,
     ) -> None:
-        self.first_record = first_record
+        self.committed_in = committed_in
         self.on_skipped = on_skipped
         self.on_empty = on_empty  # a hole read and found empty (the metrics count them)
         self.lock = asyncio.Lock()
+        #: per partition, the holes reported and not yet read (each with a ticket of its own: a
+        #: hole faust reports twice is checked twice)
+        self.waiting: dict[tuple[str, int], list[tuple[object, Hole]]] = {}
+        self.found: dict[object, int | None] = {}  # by ticket: the record inside (None: empty)
 
     async def empty(self, hole: Hole) -> bool:
         """True once a read shows no committed record inside ``hole``; False (after
         ``on_skipped``) if it holds one. A failed read is tried again until it answers."""
+        ticket = object()
+        self.waiting.setdefault((hole.topic, hole.partition), []).append((ticket, hole))
         async with self.lock:
-            first = await self._first(hole)
-        if hole.holds(first):
-            assert first is not None
-            self.on_skipped(hole, first)
+            if ticket not in self.found:
+                await self._read_waiting(hole.topic, hole.partition)
+        inside = self.found.pop(ticket)
+        if inside is not None:
+            self.on_skipped(hole, inside)
             return False
         self.on_empty()
         return True
 
-    async def _first(self, hole: Hole) -> int | None:
+    async def _read_waiting(self, topic: str, partition: int) -> None:
+        """Decide every hole of the partition waiting now with one read."""
+        holes = self.waiting.pop((topic, partition))
+        start = min(hole.start for _t, hole in holes)
+        stop = max(hole.stop for _t, hole in holes)
+        offsets = await self._committed(topic, partition, start, stop)
+        for ticket, hole in holes:
+            self.found[ticket] = next((o for o in offsets if hole.holds(o)), None)
+
+    async def _committed(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
         while True:
             try:
-                return await asyncio.to_thread(
-                    self.first_record, hole.topic, hole.partition, hole.start
-                )
+                return await asyncio.to_thread(self.committed_in, topic, partition, start, stop)
             except StoreUnavailable as exc:
-                logger.warning("readside: cannot read the hole %s yet: %s", hole, exc)
+                logger.warning(
+                    "readside: cannot read %s[%d] %d..%d yet: %s",
+                    topic,
+                    partition,
+                    start,
+                    stop,
+                    exc,
+                )
                 await asyncio.sleep(RETRY_S)

@@ -28,22 +28,22 @@ class Partition:
 
     committed: list[int]
     failures: int = 0
-    reads: list[int] = field(default_factory=list)
+    reads: list[tuple[int, int]] = field(default_factory=list)
 
-    def first_record(self, topic: str, partition: int, start: int) -> int | None:
-        self.reads.append(start)
+    def committed_in(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
+        self.reads.append((start, stop))
         if self.failures:
             self.failures -= 1
             msg = "broker away"
             raise StoreUnavailable(msg)
-        return next((o for o in sorted(self.committed) if o >= start), None)
+        return [o for o in sorted(self.committed) if start <= o < stop]
 
 
 def guard_over(partition: Partition) -> tuple[GapGuard, list[tuple[Hole, int]], list[int]]:
     skipped: list[tuple[Hole, int]] = []
     empties: list[int] = []
     guard = GapGuard(
-        partition.first_record, lambda h, o: skipped.append((h, o)), lambda: empties.append(1)
+        partition.committed_in, lambda h, o: skipped.append((h, o)), lambda: empties.append(1)
     )
     return guard, skipped, empties
 
@@ -65,7 +65,7 @@ def test_a_failed_read_is_tried_again_until_it_answers(monkeypatch: Any) -> None
     partition = Partition([0, 9], failures=2)
     guard, skipped, _ = guard_over(partition)
     assert asyncio.run(guard.empty(Hole(TOPIC, 1, 1, 9))) is True
-    assert partition.reads == [1, 1, 1]
+    assert partition.reads == [(1, 9)] * 3
     assert skipped == []
 
 
@@ -83,6 +83,26 @@ def test_a_hole_is_empty_exactly_when_no_committed_record_lies_inside(
     inside = sorted(o for o in records if start <= o < stop)
     assert empty is (not inside)
     assert [offset for _hole, offset in skipped] == inside[:1]  # the first one inside
+
+
+def test_holes_waiting_while_a_read_runs_are_read_together() -> None:
+    # markers at 3, 7 and 11; faust never delivered the record at 9
+    partition = Partition([0, 1, 2, 4, 5, 6, 8, 9, 10, 12])
+    guard, skipped, empties = guard_over(partition)
+    holes = [
+        Hole(TOPIC, 0, 3, 4),
+        Hole(TOPIC, 0, 7, 8),
+        Hole(TOPIC, 0, 9, 10),
+        Hole(TOPIC, 0, 11, 12),
+    ]
+
+    async def scenario() -> list[bool]:
+        return list(await asyncio.gather(*(guard.empty(h) for h in holes)))
+
+    assert asyncio.run(scenario()) == [True, True, False, True]
+    assert partition.reads == [(3, 4), (7, 12)]  # the first alone, the three waiting in one
+    assert skipped == [(holes[2], 9)]
+    assert len(empties) == 3
 
 
 @dataclass
@@ -117,7 +137,7 @@ def test_faust_is_told_of_a_hole_only_after_it_was_read_empty() -> None:
     partition = Partition([0, 1, 2, 4])
     guard, skipped, _ = guard_over(partition)
     assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == [(3, 4)]
-    assert partition.reads == [3]
+    assert partition.reads == [(3, 4)]
     assert skipped == []
 
 
