@@ -17,6 +17,7 @@ cost of making and reading it not counted. Run::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import tempfile
@@ -94,6 +95,27 @@ def _transform(batches: Batches, head: Callable[[bytes], bytes], tail: int | Non
     return out
 
 
+def _digested(batches: Batches) -> Batches:
+    """Each head's run of tail records as one tail record holding their SHA-256 (a
+    derive-on-read design that keeps the derived records chained: one link a row, not one a
+    record; computing the digest is not counted, ~0.1 µs an input over the joined JSON)."""
+    out: Batches = []
+    for batch in batches:
+        kept: list[LogRecord] = []
+        run: list[LogRecord] = []
+        for record in [*batch, LogRecord("", b"", "end")]:
+            if record.dedupe_id and run:
+                digest = hashlib.sha256(b"".join(item.payload for item in run)).digest()
+                kept.append(LogRecord(run[0].key, digest, "", run[0].received_at))
+                run = []
+            if record.dedupe_id:
+                kept.append(record)
+            else:
+                run.append(record)
+        out.append(kept[:-1])
+    return out
+
+
 def _variants(batches: Batches) -> dict[str, Batches]:
     same: Callable[[bytes], bytes] = bytes
     bare: Callable[[bytes], bytes] = lambda payload: payload.replace(_VERSION, b"")  # noqa: E731
@@ -102,6 +124,7 @@ def _variants(batches: Batches) -> dict[str, Batches]:
         "no schema_version": _transform(batches, bare, 0),
         "no schema_version, tails 120 B": _transform(batches, bare, 120),
         "no schema_version, tails 40 B": _transform(batches, bare, 40),
+        "tails as one 32-B digest a row": _digested(batches),
         "tails not stored": _transform(batches, same, None),
         "tails not stored, no schema_version": _transform(batches, bare, None),
     }

@@ -3,6 +3,8 @@ kept, tails cut or left out) and runs end to end (no timing is checked here)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from bench import engine_ceiling
@@ -23,6 +25,11 @@ def test_the_variants_keep_heads_and_cut_or_drop_tails() -> None:
     bare_tail = b'{"meter_id":"m","type":"contribution_recorded"}'
     assert [record.payload for record in cut[0][1:]] == [bare_tail[:40]] * 2
     assert all(record.dedupe_id == "" and record.key == "m" for record in cut[0][1:])
+    digest = hashlib.sha256(TAIL.payload * 2).digest()
+    assert variants["tails as one 32-B digest a row"] == [
+        [HEAD, LogRecord("m", digest, "", "t0")],
+        [HEAD],
+    ]
     assert variants["tails not stored"] == [[HEAD], [HEAD]]
     assert variants["tails not stored, no schema_version"] == [[bare_head], [bare_head]]
 
@@ -36,6 +43,7 @@ def test_it_runs_and_prints_every_variant(capsys: pytest.CaptureFixture[str]) ->
         "no schema_version",
         "no schema_version, tails 120 B",
         "no schema_version, tails 40 B",
+        "tails as one 32-B digest a row",
         "tails not stored",
         "tails not stored, no schema_version",
     ]
