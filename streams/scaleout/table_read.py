@@ -75,6 +75,21 @@ def read(raw: bytes, hot: native.HotDecode | None) -> tuple[TableEvent | Heartbe
     return _BUILDS[type(struct)](struct), payload
 
 
+def read_open(raw: bytes, hot: native.HotDecode | None) -> tuple[Any, bytes | None]:
+    """`read`, a hot line's struct given as it is with its log record (the round lane decides
+    a wager or decision on it: `streams.scaleout.open_rounds`); `built` makes its event."""
+    decoded = None if hot is None else hot(raw)
+    if decoded is None:
+        return read_event(raw), None
+    return decoded
+
+
+def built(item: Any) -> TableEvent | Heartbeat:
+    """The frozen event of a struct `read_open` gave (``item`` itself if it is an event)."""
+    build = _BUILDS.get(type(item))
+    return item if build is None else build(item)
+
+
 def read_event(raw: bytes) -> TableEvent | Heartbeat:
     """`decode_event(raw)`: the same event, or the same `InvalidEvent` for a refused line."""
     struct = try_decode_line(raw)
