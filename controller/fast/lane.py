@@ -27,7 +27,6 @@ from controller.ceiling import split_at_ceiling
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import CLAIM_FIELDS, builder
 from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
-from controller.fast.views import TableView
 from controller.meter import AnyClaim, ContributionClaim, decide_meter
 from controller.meter_evolve import _with_contribution, evolve_meter
 from controller.model.events import ContributionRecorded, MeterEvent
@@ -235,7 +234,7 @@ def lock_claims(
     return tuple(claims)
 
 
-def wager_accepted(config: FloorConfig, table: TableView | None, event: WagerPlaced) -> bool:
+def wager_accepted(config: FloorConfig, table: TableState | None, event: WagerPlaced) -> bool:
     """True when ``decide_table(config, table, event)`` accepts the wager (with no steps, as it
     does every wager it accepts): `_check_sequence`, `_current_round` and `check_wager` for a
     wager on the own hand. False says nothing: the reference then decides (and refuses)."""
@@ -271,7 +270,7 @@ def wager_accepted(config: FloorConfig, table: TableView | None, event: WagerPla
     return True
 
 
-def decision_accepted(config: FloorConfig, table: TableView | None, event: DecisionMade) -> bool:
+def decision_accepted(config: FloorConfig, table: TableState | None, event: DecisionMade) -> bool:
     """True when ``decide_table(config, table, event)`` accepts the decision (with no steps, as
     it does every one it accepts): `_check_sequence`, `_current_round` and `check_decision` with
     `_check_decision_amount` (649a.11(b), 682a.11(b), 671a.11(b)); False says nothing."""

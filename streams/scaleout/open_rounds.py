@@ -1,83 +1,133 @@
-"""The round processor as the worker runs it: a table's record held open across a batch.
+"""The round processor as the worker runs it: a table's record held open across a batch, its
+wagers and decisions decided on the embedded engine's mutable round.
 
 `RoundProcessor.process` is the readable reference, one frozen `TableRecord` in and one out per
 input. Most inputs are wagers and decisions that change only the current round, so the worker's
-lane (`OpenRoundProcessor.process_open`) grows an open, mutable record in place for those
-(`streams.scaleout.open_table`) and hands everything else to `process` on the sealed record;
-`streams.scaleout.batch.decide` seals what is still open when the batch is decided, so the loop,
-the changelog and restores only ever see `TableRecord`s. The differential harness
-(``tests/streams/scaleout/test_open_table.py``) holds the two byte-equal.
+lane (`OpenRoundProcessor.process_open`) opens the table's record (`streams.scaleout.open_table`:
+the session's `controller.fast.records.Table`) and has the session's compiled deciders
+(`controller.fast.hot`, through `streams.door.fast_core.DIRECT`, as the embedded engine decides
+its hot lines) decide those on the native decoder's struct, no frozen event built per input
+(issue 13, branch ``k13-s24``); everything else, and anything a decider is not sure of, is
+`process` on the sealed record. `streams.scaleout.batch.decide` seals what is still open when
+the batch is decided, so the loop, the changelog and restores only ever see `TableRecord`s. The
+differential harness (``tests/streams/scaleout/test_open_table.py``,
+``test_procs_differential.py``) holds the two byte-equal.
 """
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable
+from typing import Any, Final, cast
 
-from controller.fast.lane import decision_accepted, wager_accepted
-from controller.fast.views import TableView
+from controller.config.floor import FloorConfig
+from controller.fast.hot import decide_decision, decide_wager
+from controller.fast.records import KNOWN_SHAPES
+from controller.fast.session import Session
 from controller.model.errors import RuleViolation
-from controller.model.table_events import DecisionMade, WagerPlaced
+from controller.model.events import Event
+from controller.model.state import FloorState
+from controller.model.table_events import DecisionMade, TableEvent, WagerPlaced
+from streams.adapters.kafka.topics import TopicNames
 from streams.codec import encode
+from streams.door.contract_structs import DecisionStruct, WagerPlacedStruct
+from streams.door.fast_core import DIRECT
+from streams.native import HotDecode
+from streams.scaleout import table_read
 from streams.scaleout.heard import new_heard
 from streams.scaleout.open_table import OpenTable, opened, sealed
 from streams.scaleout.records import Processed, SourcePos, output, processed
 from streams.scaleout.rounds import DIGEST, RoundProcessor
 from streams.scaleout.table_record import TableRecord
 
+Decider = Callable[[Session, Any], tuple[Event, ...] | None]
+
+
+def _deciders() -> dict[type, Decider]:
+    """The kinds grown into an open table, with the session's decider of each: a wager's or a
+    decision's struct (`fast_core.DIRECT`) or frozen event (`hot`, without the extension). None
+    if the session's records do not know the events' fields (`records.KNOWN_SHAPES`)."""
+    if not KNOWN_SHAPES:
+        return {}
+    found: dict[type, Decider] = {WagerPlaced: decide_wager, DecisionMade: decide_decision}
+    for kind in (WagerPlacedStruct, DecisionStruct):
+        decider = DIRECT.get(kind)
+        if decider is not None:
+            found[kind] = decider
+    return found
+
+
+_DECIDERS: Final = _deciders()
+
 
 class OpenRoundProcessor(RoundProcessor):
     """`RoundProcessor` with the worker's lane, `process_open`."""
 
+    def __init__(
+        self, config: FloorConfig, names: TopicNames, hot: HotDecode | None = table_read.HOT
+    ) -> None:
+        super().__init__(config, names, hot)
+        #: the open tables' session: the floor's configuration and no state (`_grown` puts the
+        #: table it decides on into its ``tables``)
+        self._session = Session(FloorState(config=config))
+
     def process_open(
         self, record: TableRecord | OpenTable | None, key: str | None, raw: bytes, pos: SourcePos
     ) -> Processed[TableRecord | OpenTable]:
-        """`process`, the worker's way (`streams.scaleout.open_table`): an accepted wager or
-        decision the fast lane is sure of grows the table's open record in place and returns
-        it (opened from ``record`` if it is frozen); anything else is `process` on the sealed
-        record. The caller seals what is open when its batch is decided
-        (`streams.scaleout.batch.decide`)."""
+        """`process`, the worker's way (`streams.scaleout.open_table`): a wager or decision the
+        session's decider accepts grows the table's open record in place and returns it (opened
+        from ``record`` if it is frozen); anything else is `process` on the sealed record. The
+        caller seals what is open when its batch is decided (`streams.scaleout.batch.decide`)."""
         if record is not None and record.partition == pos.partition and pos.offset <= record.offset:
             return Processed("redelivered", None)
         try:
-            event, payload = self._parse(raw, key)
+            item, payload = self._read(raw, key)
         except RuleViolation as exc:
             shut = sealed(record)
             refused = self._reject(shut, key=key, raw=raw, reason=str(exc), pos=pos, event=None)
             return cast("Processed[TableRecord | OpenTable]", refused)
-        if record is not None and isinstance(event, (WagerPlaced, DecisionMade)):
-            done = self._grown(record, event, payload, pos)
-            if done is not None:
-                return done
+        if record is not None:
+            decider = _DECIDERS.get(type(item))
+            if decider is not None:
+                done = self._grown(record, item, payload, pos, decider)
+                if done is not None:
+                    return done
+        event = table_read.built(item)
         frozen = self._event(sealed(record), key, raw, pos, (event, payload))
         return cast("Processed[TableRecord | OpenTable]", frozen)  # read-only: a record is one
+
+    def _read(self, raw: bytes, key: str | None) -> tuple[Any, bytes | None]:
+        """`_parse`, a hot line's struct left as it is (`table_read.read_open`)."""
+        item, payload = table_read.read_open(raw, self._hot)
+        if key != item.table_id:
+            self._wrong_key(key, item.table_id)
+        return item, payload
 
     def _grown(
         self,
         record: TableRecord | OpenTable,
-        event: WagerPlaced | DecisionMade,
+        item: Any,
         payload: bytes | None,
         pos: SourcePos,
+        decider: Decider,
     ) -> Processed[TableRecord | OpenTable] | None:
-        """A wager or decision accepted into the open table (None: not surely, or it cannot
-        open): `_accept`'s outputs for an event with no steps. An id known already (`earlier`)
-        is left to `_event`, which tells a duplicate from a reused id."""
-        event_id, config = event.event_id, self._config
+        """A wager or decision (``item``: its struct or frozen event) the session's ``decider``
+        accepted into the open table (None: not surely, nothing changed, or it cannot open):
+        `_accept`'s outputs for an event with no steps. An id known already (`earlier`) is left
+        to `_event`, which tells a duplicate from a reused id."""
+        event_id: str = item.event_id
         if record.earlier(event_id) is not None:
             return None
-        view: TableView = record.table if isinstance(record, TableRecord) else record
-        if isinstance(event, WagerPlaced):
-            if not wager_accepted(config, view, event):  # `controller.fast.lane`
-                return None
-        elif not decision_accepted(config, view, event):
-            return None
-        table = record if isinstance(record, OpenTable) else opened(record)
+        table = record if type(record) is OpenTable else opened(cast(TableRecord, record))
         if table is None:
             return None
-        encoded = encode(event) if payload is None else payload
+        session, table_id = self._session, table.table_id
+        session.tables[table_id] = table.table  # what `hot._head_of` reads
+        if decider(session, item) is None:
+            return None  # `hot`: an answer of None changed nothing
+        encoded = encode(cast(TableEvent, item)) if payload is None else payload
         hashed = DIGEST.copy()  # as `_event` digests it
         hashed.update(encoded)
-        table.took(event, pos, hashed.hexdigest())
-        table_id = event.table_id
+        table.took(event_id, pos, hashed.hexdigest())
         outputs = (
             output(self._events, table_id, encoded, event_id),
             new_heard(self._liveness, table_id, "event", event_id, pos),

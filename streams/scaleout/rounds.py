@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Final
+from typing import Final, NoReturn
 
 from controller.config.floor import FloorConfig
 from controller.fast.lane import (
@@ -190,13 +190,18 @@ class RoundProcessor:
         # the door, fast (`table_read`; natively if it runs); jsonschema explains refusals
         event, payload = table_read.read(raw, self._hot)
         if key != event.table_id:
-            shown = key if key is None else safe_key(key)  # a rogue key may be any size
-            msg = (
-                f"record key {shown!r} is not the event's table_id {event.table_id!r}: produce "
-                "table events keyed by table_id (order and state are kept per key)"
-            )
-            raise RuleViolation(msg)
+            self._wrong_key(key, event.table_id)
         return event, payload
+
+    @staticmethod
+    def _wrong_key(key: str | None, table_id: str) -> NoReturn:
+        """The refusal of an input whose record key is not its table's id."""
+        shown = key if key is None else safe_key(key)  # a rogue key may be any size
+        msg = (
+            f"record key {shown!r} is not the event's table_id {table_id!r}: produce "
+            "table events keyed by table_id (order and state are kept per key)"
+        )
+        raise RuleViolation(msg)
 
     def _accept(
         self,

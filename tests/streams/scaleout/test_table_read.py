@@ -12,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.model.errors import InvalidEvent
-from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced, WagersLocked
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    WagerPlaced,
+    WagersLocked,
+)
 from streams.door.fast_decode import decode_event
 from streams.scaleout.table_read import read_event
 from tests.streams.scaleout.procs_harness import disturbed
@@ -41,7 +47,8 @@ def test_a_floors_lines_read_as_the_door_reads_them() -> None:
             kinds.add(type(got))
             got = (type(got), got)
         assert got == expected, line
-    assert kinds >= {RoundOpened, WagerPlaced, WagersLocked, DecisionMade}  # the built kinds
+    # the built kinds; a settlement by `fast_core.settled_event` (issue 13, branch ``k13-s24``)
+    assert kinds >= {RoundOpened, WagerPlaced, WagersLocked, DecisionMade, RoundSettled}
 
 
 FIELDS = {
