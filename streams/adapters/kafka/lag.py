@@ -10,6 +10,7 @@ if the group's own consumer should have been given it too.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Iterable
@@ -69,7 +70,11 @@ class CommittedOffsets:
     caller at a time. The broker answers a fetch at once (``fetch.wait.max.ms`` 10: a range
     ends at a record that is there), ~1 ms a range on a local broker."""
 
-    def __init__(self, bootstrap: str, timeout: float = 5.0) -> None:
+    def __init__(self, bootstrap: str, timeout: float = 2.0) -> None:
+        #: held by a read and by `close`: librdkafka's consumer is not to be closed while another
+        #: thread polls it (a read in a worker thread can outlive the loop that asked for it)
+        self.lock = threading.Lock()
+        self.closed = False
         self.consumer = Consumer(
             {
                 "bootstrap.servers": bootstrap,
@@ -86,7 +91,14 @@ class CommittedOffsets:
 
     def __call__(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
         """Offsets ``start <= o < stop`` of committed records; StoreUnavailable if the broker
-        does not answer within the timeout or reading fails."""
+        does not answer within the timeout, reading fails or the reader is closed."""
+        with self.lock:
+            if self.closed:
+                msg = f"{topic}[{partition}]: the hole reader is closed"
+                raise StoreUnavailable(msg)
+            return self._read(topic, partition, start, stop)
+
+    def _read(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
         self.consumer.assign([TopicPartition(topic, partition, start)])
         found: list[int] = []
         deadline = time.monotonic() + self.timeout
@@ -108,4 +120,8 @@ class CommittedOffsets:
         raise StoreUnavailable(msg)
 
     def close(self) -> None:
-        self.consumer.close()
+        """Close the consumer once the read in flight (if any) is done."""
+        with self.lock:
+            if not self.closed:
+                self.closed = True
+                self.consumer.close()
