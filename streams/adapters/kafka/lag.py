@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from collections.abc import Iterable
 
 from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
@@ -65,12 +64,12 @@ def _first(consumer: Consumer, committed: TopicPartition, timeout: float) -> int
 
 class CommittedOffsets:
     """The offsets of the committed records in a range of a partition: one ``read_committed``
-    consumer outside any group (it never subscribes or commits), kept for the process's life;
-    the read side's check of the holes faust reports (`streams.scaleout.readside.gaps`). One
-    caller at a time. The broker answers a fetch at once (``fetch.wait.max.ms`` 10: a range
-    ends at a record that is there), ~1 ms a range on a local broker."""
+    consumer that never joins its group (it never subscribes or commits), kept for the process's
+    life: the read side's check of the holes faust reports (`streams.scaleout.readside.gaps`).
+    The broker answers a fetch at once (``fetch.wait.max.ms`` 10: a range ends at a record that
+    is there), ~1 ms a range on a local broker."""
 
-    def __init__(self, bootstrap: str, timeout: float = 2.0) -> None:
+    def __init__(self, bootstrap: str, group: str, timeout: float = 2.0) -> None:
         #: held by a read and by `close`: librdkafka's consumer is not to be closed while another
         #: thread polls it (a read in a worker thread can outlive the loop that asked for it)
         self.lock = threading.Lock()
@@ -79,7 +78,9 @@ class CommittedOffsets:
             {
                 "bootstrap.servers": bootstrap,
                 **client_settings(),
-                "group.id": f"jackpot-holes-{uuid.uuid4()}",  # never joined nor committed
+                # the read side's own group, which its role may use (another group would be
+                # refused the coordinator lookup): assigned, never joined nor committed
+                "group.id": group,
                 "enable.auto.commit": False,
                 "enable.partition.eof": True,
                 "isolation.level": "read_committed",

@@ -133,7 +133,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     surveillance = Surveillance(band=settings.band)
     aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
-    reads = CommittedOffsets(settings.bootstrap)  # closed with the app (`run`)
+    reads = CommittedOffsets(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
     app.gap_guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
