@@ -26,11 +26,12 @@ are acknowledged by the broker.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import faust
 from faust.exceptions import ProducerSendError
+from faust.transport.consumer import ensure_TP
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
@@ -96,6 +97,25 @@ async def gap_after_check(
     await register(tp, hole.start, hole.stop)
 
 
+def read_offsets_after_seek(
+    committed: Mapping[TP, int | None], *, guarded: bool
+) -> dict[TP, int | None]:
+    """The read offsets faust keeps after seeking to ``committed``: the offset of the last
+    record taken, which is the one before the committed (next) offset. faust sets the committed
+    offset itself, so a record missing right there (the first after a restart) makes no jump
+    and no hole, and its commit, which lets the offset just after the last commit pass untaken,
+    would go past it unread. One lower, that record's absence is a hole the guard reads
+    (`gaps`). Without a guard (the liveness app) faust's own values; 1 stays 1 (faust takes a
+    read offset of 0 for none)."""
+
+    def last_taken(offset: int | None) -> int | None:
+        if offset is None or offset < 0:
+            return None
+        return offset - 1 if guarded and offset > 1 else offset
+
+    return {tp: last_taken(offset) for tp, offset in committed.items()}
+
+
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
@@ -130,6 +150,20 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, super()._add_gap))
         self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
         check.add_done_callback(self._gap_checks.discard)
+
+    async def perform_seek(self) -> None:
+        """faust's seek to the committed offsets (`Consumer.perform_seek`, faust-streaming
+        0.15.3), each partition's read offset set by `read_offsets_after_seek`."""
+        committed = await self.seek_to_committed()
+        guarded = getattr(self.app, "gap_guard", None) is not None
+        self._read_offset.update(read_offsets_after_seek(committed, guarded=guarded))
+        self._committed_offset.update(
+            {
+                ensure_TP(tp): offset or None
+                for tp, offset in committed.items()
+                if offset is not None
+            }
+        )
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
         offsets = self._filter_committable_offsets(tps)
