@@ -50,7 +50,7 @@ class _Recorder(MemoryLog):
 
 
 class _Null(MemoryLog):
-    """A log that only counts: the engine's processing alone (as /work/house/tools' split)."""
+    """A log that only counts: the engine's processing alone (the split of the appends)."""
 
     count = 0
 
