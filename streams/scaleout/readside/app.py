@@ -1,9 +1,8 @@
 """The read side as a faust-streaming app: the aggregates table fed by the committed events
 topic, and a timer that refreshes the metrics and raises contribution-rate alerts.
 
-- **read_committed, and written before committed** (`transport`): the agent never sees a record
-  of an aborted money-path transaction, and no offset is committed before the table's writes of
-  the records below it are acknowledged by the broker.
+- **read_committed** (`transport`): the agent never sees a record of an aborted money-path
+  transaction.
 - **No record skipped.** faust commits past any offset it did not deliver, believing it a
   transaction marker; the read side reads each such hole first and exits for its supervisor if
   it holds a record (`gaps`).

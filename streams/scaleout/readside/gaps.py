@@ -21,13 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
 from controller.model.errors import StoreUnavailable
-from streams.scaleout.readside.stall import EXIT_STALLED
+from streams.scaleout.readside.stall import exit_for_supervisor
 
 logger = logging.getLogger(__name__)
 RETRY_S = 1.0  # a read that failed (broker away) is tried again after this long
@@ -65,9 +64,7 @@ def skipped_message(hole: Hole, offset: int) -> str:
 def exit_skipped(hole: Hole, offset: int) -> NoReturn:
     """Log why and leave at once: faust's commit is held below the record, so the restart
     reads it again (module docstring)."""
-    logger.error(skipped_message(hole, offset))
-    logging.shutdown()
-    os._exit(EXIT_STALLED)
+    exit_for_supervisor(skipped_message(hole, offset))
 
 
 class GapGuard:

@@ -99,8 +99,14 @@ async def check_stall(
 
 
 def exit_stalled(topic: str, waiting: Waiting, limit_s: float) -> NoReturn:
-    """Log why and leave at once (crash-only): nothing was taken for `limit_s`, so no write of
-    this process is pending, and faust's orderly stop could hang on the stalled consumer."""
-    logger.error(stall_message(topic, waiting, limit_s))
+    """Leave at once (crash-only): nothing was taken for `limit_s`, so no write of this process
+    is pending, and faust's orderly stop could hang on the stalled consumer."""
+    exit_for_supervisor(stall_message(topic, waiting, limit_s))
+
+
+def exit_for_supervisor(why: str) -> NoReturn:
+    """Log ``why`` and leave with `EXIT_STALLED` at once, for the supervisor to start the read
+    side again from the group's committed offsets."""
+    logger.error(why)
     logging.shutdown()
     os._exit(EXIT_STALLED)
