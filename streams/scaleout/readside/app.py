@@ -104,26 +104,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     """The faust app with its table, agent and timer (created inside the loop that runs it).
     Its tables live in memory (restored from the changelog at start): ``datadir`` holds only
     faust's own files."""
-    app = ReadSideApp(
-        settings.app_id,
-        broker=f"kafka://{settings.bootstrap}",
-        broker_credentials=active().faust_credentials(),
-        store="memory://",
-        datadir=datadir,
-        web_enabled=False,
-        key_serializer="json",  # the table's keys and values; the topics here are raw
-        value_serializer="json",
-        topic_partitions=settings.partitions,
-        topic_replication_factor=1,
-        consumer_auto_offset_reset="earliest",
-        table_cleanup_interval=3600.0,
-        # its topics are provisioned (`provision_topics`): faust creates none (it would ask the
-        # broker to, as it cannot always see an existing one, and the readside role may not)
-        topic_allow_declare=False,
-        topic_disable_leader=True,  # no on_leader timer: one topic less to provision and grant
-        broker_session_timeout=6.0,
-        broker_heartbeat_interval=2.0,
-    )
+    app = _app(settings, datadir)
     table = app.Table(
         "aggregates",
         default=None,
@@ -180,6 +161,31 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
 
     _ = (aggregate, review)
     return ReadSide(app, aggregator, surveillance, metrics, publisher, reads)
+
+
+def _app(settings: ReadSideSettings, datadir: str) -> ReadSideApp:
+    """The faust app, configured for the read side: json tables in memory, raw topics that are
+    provisioned, not declared, and a session timeout short enough for a quick hand-over."""
+    return ReadSideApp(
+        settings.app_id,
+        broker=f"kafka://{settings.bootstrap}",
+        broker_credentials=active().faust_credentials(),
+        store="memory://",
+        datadir=datadir,
+        web_enabled=False,
+        key_serializer="json",  # the table's keys and values; the topics here are raw
+        value_serializer="json",
+        topic_partitions=settings.partitions,
+        topic_replication_factor=1,
+        consumer_auto_offset_reset="earliest",
+        table_cleanup_interval=3600.0,
+        # its topics are provisioned (`provision_topics`): faust creates none (it would ask the
+        # broker to, as it cannot always see an existing one, and the readside role may not)
+        topic_allow_declare=False,
+        topic_disable_leader=True,  # no on_leader timer: one topic less to provision and grant
+        broker_session_timeout=6.0,
+        broker_heartbeat_interval=2.0,
+    )
 
 
 def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
