@@ -11,7 +11,8 @@ own instance, so the two cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Final, get_args
+from collections.abc import Callable
+from typing import Any, Final, get_args
 
 from msgspec import UNSET
 
@@ -45,3 +46,13 @@ def hot_heads_decoder() -> native.HotHeads | None:
     """`hot_decoder`'s decoder answering the struct's ``event_id``, ``table_id`` and
     ``occurred_at`` as well (`streams.embedded.lines` reads them of every hot line)."""
     return native.hot_heads_decoder(HOT_KINDS, _LITERALS, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT)
+
+
+def hot_walker(
+    deciders: tuple[Callable[..., Any], ...],
+    builders: tuple[Callable[..., Any], Callable[..., Any]],
+) -> native.HotWalker | None:
+    """`native.hot_walker` over this module's decoder (`streams.embedded.lines` walks a batch's
+    hot lines with it): ``deciders`` one a kind of `HOT_KINDS`, in its order."""
+    return native.hot_walker(HOT_KINDS, _LITERALS, (UNSET, OWN_UNSAID), FAST_LINE_LIMIT,
+                             deciders, builders)  # fmt: skip

@@ -42,7 +42,8 @@ from streams.embedded.intake import (
     repeated,
 )
 from streams.embedded.integrity import CheckStatus, restore
-from streams.embedded.lines import decide_lines, items_of
+from streams.embedded.lines import decide_lines
+from streams.embedded.parsed import items_of
 from streams.embedded.received import latest_allowed
 from streams.embedded.views import Views
 from streams.liveness.tracker import LivenessTracker

@@ -1,59 +1,39 @@
 """A batch of JSON lines decided on the door's structs: `decide_batch`'s answers, no dict.
 
-`EmbeddedController.submit` takes parsed items: each is converted to the door's checked struct
-(`msgspec.convert` from a dict), then to a frozen `TableEvent`, then decided and encoded. For the
-four kinds that are ~96% of a floor's lines (a round opened, a wager, the lock, a decision) this
-module decodes the line straight into its struct (`streams.door.fast_core.decode_vouched`, in
-C), lets the session decide on the struct as it stands (`controller.fast.hot`'s deciders, as
-`streams.door.fast_core.run_lines` does), and writes its log record from the struct
-(`streams.codec.writer.TABLE_PLANS`: the frozen event's plan, reading the same fields). No dict,
-no frozen event, unless something reads it (a refusal's dead letter parses the line again, as
-`submit` would have had it; a listener gets `recorded` events). When the native extension runs,
-those four kinds are first read by its decoder (`streams.native.hot_decoder`: the same struct
-and the record's payload from one pass over the line, or None for anything unusual, and then
-`decode_vouched` reads the line as before).
+`EmbeddedController.submit` converts each parsed item to the door's checked struct, then to a
+frozen `TableEvent`, then decides and encodes it. For the four kinds that are ~96% of a floor's
+lines (a round opened, a wager, the lock, a decision) this module decodes the line straight into
+its struct (natively, `streams.native.hot_decoder`, with the record's payload from the same pass;
+else `streams.door.fast_core.decode_vouched`), lets the session decide on the struct
+(`controller.fast.hot`'s deciders) and logs the payload. No dict, no frozen event, unless
+something reads it (a refusal's dead letter parses the line again; a listener gets `recorded`
+events). Natively, without a scope and with a fixed session, one call walks a batch's common hot
+lines (``src/hot_walk.rs``: decode, checks, decider, answer, record) and hands the rest back.
 
 The checks and their order are `streams.embedded.batch`'s: the submitter's scope, the duplicate
-check, the received-time bound, the core's verdict. Every other line (a settlement, a void, a
-heartbeat) is decided on the frozen event its struct holds (`decide_checked`, the line parsed
-only for a refusal's dead letter); a line the struct decode does not vouch for is parsed by
-`parse_json_line` and decided by `decide_item`, exactly as `submit` decides it; a line that is
-not one JSON object is dead-lettered in its place with the parser's reason and the line's text.
+check, the received-time bound, the core's verdict. A settlement, a void or a heartbeat is decided
+on the frozen event its struct holds (`decide_checked`); a line the struct decode does not vouch
+for is parsed and decided as `submit` decides it (`streams.embedded.parsed`).
 ``tests/streams/embedded/test_lines_differential.py`` holds `submit_lines` to the reference
 `submit` over the parsed lines: same answers, records (bytes), state and liveness.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Final, cast, final
 
 import msgspec
 
 from controller.fast import Session
-from controller.model.errors import RuleViolation
-from controller.model.events import ContributionRecorded, Event
-from controller.model.table_events import (
-    DecisionMade,
-    RoundOpened,
-    TableEventBase,
-    WagerPlaced,
-    WagersLocked,
-)
+from controller.model.events import ContributionRecorded
+from controller.model.table_events import TableEventBase
 from streams import native
 from streams.codec import encode, record_key
-from streams.codec.writer import TABLE_PLANS, Plan
-from streams.door.contract_structs import (
-    DecisionStruct,
-    RoundOpenedStruct,
-    RoundSettledStruct,
-    RoundStruct,
-    WagerPlacedStruct,
-    WagersLockedStruct,
-)
+from streams.codec.writer import Plan
+from streams.door.contract_structs import RoundSettledStruct, RoundStruct
 from streams.door.fast_core import DIRECT, Emitted, decode_vouched, recorded, settled_event
 from streams.door.fast_decode import round_event, table_event
-from streams.door.hot_lines import HOT_KINDS, hot_heads_decoder
 from streams.door.json_lines import parse_json_line
 from streams.embedded.batch import (
     Context,
@@ -61,14 +41,15 @@ from streams.embedded.batch import (
     answer_verdict,
     answered_before,
     decide_checked,
-    decide_item,
     fixed_session,
+    new_answer,
     new_record,
 )
 from streams.embedded.intake import refuse
+from streams.embedded.made import Decider, decoder, hot_kinds, walker
+from streams.embedded.parsed import parsed_line
 from streams.embedded.received import before_second, utc_second, vouched_ahead_reason
 
-Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 _WRITE: Final = msgspec.json.Encoder(order="sorted")  # `streams.codec.encode`'s writer
 #: The native writer of a vouched hot line's payload (`streams.native`), if this process runs it.
 _NATIVE: Final = native.payload_writer()
@@ -78,116 +59,112 @@ _CONTRIBUTION: Final = native.contribution_writer(ContributionRecorded)
 _CONTRIBUTED: Final = ContributionRecorded  # read a record, from a C static (`batch.new_record`)
 
 
-def _hot() -> dict[type, tuple[Decider, Plan]]:
-    """The kinds decided on their struct (`streams.door.fast_core.DIRECT`): the session's
-    decider and the record's plan (none if the writer does not know the kind's shape: then
-    every line of it takes the parse)."""
-    events: dict[type, type] = {
-        RoundOpenedStruct: RoundOpened,
-        WagerPlacedStruct: WagerPlaced,
-        WagersLockedStruct: WagersLocked,
-        DecisionStruct: DecisionMade,
-    }
-    plans = TABLE_PLANS
-    return {s: (d, plans[events[s]]) for s, d in DIRECT.items() if events[s] in plans}
-
-
-_HOT: Final = _hot()
-
-
-def _decoder() -> native.HotHeads | None:
-    """The native decoder of the hot lines (`streams.door.hot_lines`), if this process runs the
-    extension and decides all four kinds on their structs."""
-    if any(kind not in _HOT for kind in HOT_KINDS):
-        return None
-    return hot_heads_decoder()
+#: The kinds decided on their struct: the session's decider and the record's plan (`made`).
+_HOT: Final = hot_kinds(DIRECT)
 
 
 #: ``(struct, payload, event_id, table_id, occurred_at)`` of a hot line the door vouches for,
 #: natively (None: ask the door).
-_DECODE: Final = _decoder()
+_DECODE: Final = decoder(_HOT)
+
+
+#: ``walk(lines, start, ...)``: the batch's lines from ``start`` on, each common hot line
+#: decided, answered and recorded natively, up to the first it hands back (``src/hot_walk.rs``).
+_WALK: Final = walker(_HOT, _DECODE is not None, (new_answer, new_record))
 
 
 def decide_lines(
     lines: list[bytes], names: Sequence[str], logged: dict[str, bytes] | None, ctx: Context
 ) -> Decided:
     """`decide_batch` of the lines' items (see the module's docstring); a line the reader
-    refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given."""
+    refuses is named in its reason by ``names`` ("line 12" for the reader's "line"), if given.
+    Without a scope and with a fixed session, the native walk takes the batch's common hot
+    lines (`_WALK`) and hands the others back, one at a time, to `_line`."""
     out, seen, asked = Decided(), dict(logged or {}), logged is not None
-    hot, fast = _HOT, _DECODE
     batch = (_Reread(b""), utc_second(ctx.latest), fixed_session(ctx))  # `_hot_line`'s
-    for index, line in enumerate(lines):
-        decoded = None if fast is None else fast(line)
-        if decoded is not None:  # a hot line, read natively with its payload and head
-            known, payload, event_id, table_id, occurred_at = decoded
-            if _refused(out, line, table_id, ctx):
-                continue
-            heads, kind = (event_id, table_id, occurred_at), hot[type(known)]
-            _hot_line(out, line, known, kind, seen, ctx=ctx, asked=asked, payload=payload,
-                      heads=heads, batch=batch)  # fmt: skip
-            continue
-        struct = decode_vouched(line)
-        entry = hot.get(type(struct))
-        if struct is None:
+    session, walk, fast = batch[2], _WALK, _DECODE
+    if walk is None or session is None or ctx.scope is not None:
+        for index, line in enumerate(lines):
+            decoded = None if fast is None else fast(line)
             name = names[index] if names else ""
-            _parsed_line(out, line, seen, ctx, asked=asked, name=name)
-        elif entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
-            settled = type(struct) is RoundSettledStruct  # its event built compiled
-            command = settled_event(cast(Any, struct)) if settled else table_event(struct)
-            decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
+            _line(out, line, decoded, name, seen, ctx=ctx, asked=asked, batch=batch)
+        return out
+    lists, index, size = (out.outcomes, out.records, out.events, out.heard), 0, len(lines)
+    while True:
+        index, decoded, decided, produced = walk(lines, index, session, seen, lists, batch[1],
+                                                 ctx.now, ctx.quiet)  # fmt: skip
+        if index >= size:
+            return out
+        line = lines[index]
+        if decided and decoded is not None:  # decided natively, not accepted alone
+            _walked(out, line, decoded, produced, seen, ctx=ctx, asked=asked, batch=batch)
         else:
-            head = cast(RoundStruct, struct)
-            _door_hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, batch=batch)
-    return out
+            name = names[index] if names else ""
+            _line(out, line, decoded, name, seen, ctx=ctx, asked=asked, batch=batch)
+        index += 1
 
 
-def _door_hot_line(
+def _line(
     out: Decided,
     line: bytes,
-    head: RoundStruct,
-    entry: tuple[Decider, Plan],
+    decoded: tuple[RoundStruct, bytes, str, str, str] | None,
+    name: str,
     seen: dict[str, bytes],
     *,
     ctx: Context,
     asked: bool,
     batch: tuple[_Reread, str, Session | None],
 ) -> None:
-    """`_hot_line` of a hot line the door decoded (no native decoder, or one that left the line
-    to the door): the scope checked before the payload is written for nothing."""
-    table_id = head.table_id
-    if _refused(out, line, table_id, ctx):
+    """One line of `decide_lines`, ``decoded`` the native decoder's answer for it (None: ask
+    the door), ``name`` what a reader's refusal calls it."""
+    hot = _HOT
+    if decoded is None:
+        struct = decode_vouched(line)
+        entry = hot.get(type(struct))
+        if struct is None:
+            parsed_line(out, line, seen, ctx, asked=asked, name=name)
+            return
+        if entry is None:  # a settlement, a void or a heartbeat: decided on its frozen event
+            settled = type(struct) is RoundSettledStruct  # its event built compiled
+            command = settled_event(cast(Any, struct)) if settled else table_event(struct)
+            decide_checked(out, _Reread(line), command, seen, ctx, asked=asked)
+            return
+        known = cast(RoundStruct, struct)  # a hot line the door decoded: its payload below
+        heads, payload = (known.event_id, known.table_id, known.occurred_at), b""
+    else:  # a hot line, read natively with its payload and head
+        known, payload, event_id, table_id, occurred_at = decoded
+        heads, entry = (event_id, table_id, occurred_at), hot[type(known)]
+    if _refused(out, line, heads[1], ctx):
         return
-    payload = _payload(line, head, entry[1])
-    heads = (head.event_id, table_id, head.occurred_at)
-    _hot_line(out, line, head, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads,
+    if decoded is None:  # written once the scope allows the line, not for nothing
+        payload = _payload(line, known, entry[1])
+    _hot_line(out, line, known, entry, seen, ctx=ctx, asked=asked, payload=payload, heads=heads,
               batch=batch)  # fmt: skip
 
 
-def items_of(lines: list[bytes]) -> list[object]:
-    """What `submit` would be handed for the lines (a line that is no JSON object: its text)."""
-    items: list[object] = []
-    for line in lines:
-        try:
-            items.append(parse_json_line(line))
-        except RuleViolation:
-            items.append(_text(line))
-    return items
-
-
-def _text(line: bytes) -> str:
-    return line.decode("utf-8", "replace")
-
-
-def _parsed_line(
-    out: Decided, line: bytes, seen: dict[str, bytes], ctx: Context, *, asked: bool, name: str
+def _walked(
+    out: Decided,
+    line: bytes,
+    decoded: tuple[RoundStruct, bytes, str, str, str],
+    produced: tuple[Emitted, ...] | None,
+    seen: dict[str, bytes],
+    *,
+    ctx: Context,
+    asked: bool,
+    batch: tuple[_Reread, str, Session | None],
 ) -> None:
-    try:
-        raw = parse_json_line(line)
-    except RuleViolation as exc:  # the reader says "line:"; the caller may say which
-        reason = str(exc).replace("line: ", f"{name}: ", 1) if name else str(exc)
-        out.add(*refuse(_text(line), reason, ctx.clock), ctx.now)
-        return
-    decide_item(out, raw, seen, ctx, asked=asked)
+    """The rest of `_hot_line` for a line the walk decided but did not answer (refused, or
+    more than its struct produced): ``produced`` its decider's answer (None: the reference
+    decides and words it, as `_decide`)."""
+    known, payload, event_id, table_id, _ = decoded
+    raw, _, session = batch
+    assert session is not None  # the walk runs with a fixed session only
+    raw.line = line
+    if produced is None:
+        produced = session.reference(round_event(known))
+    ids = (event_id, table_id, payload)
+    _answered(out, raw, known, seen, ctx=ctx, asked=asked, ids=ids, verdict=("", produced),
+              session=session)  # fmt: skip
 
 
 @final
@@ -245,8 +222,26 @@ def _hot_line(
     ahead = "" if before else vouched_ahead_reason(occurred_at, ctx.latest)
     session = ctx.session() if fixed is None else fixed
     produced = () if ahead else _decide(session, struct, decider)
-    verdict = (ahead, produced)
     ids = (event_id, table_id, payload)
+    _answered(out, raw, struct, seen, ctx=ctx, asked=asked, ids=ids, verdict=(ahead, produced),
+              session=session)  # fmt: skip
+
+
+def _answered(
+    out: Decided,
+    raw: _Reread,
+    struct: RoundStruct,
+    seen: dict[str, bytes],
+    *,
+    ctx: Context,
+    asked: bool,
+    ids: tuple[str, str, bytes],
+    verdict: tuple[str, tuple[Emitted, ...]],
+    session: Session,
+) -> None:
+    """`_hot_line`'s answer to the verdict on the struct (`batch.answer_verdict`) and, if
+    accepted, its records: the struct's own from its payload (``ids``' third), then the rest."""
+    produced = verdict[1]
     if answer_verdict(out, raw, seen, ctx, verdict=verdict, asked=asked, ids=ids):
         # `ctx.arm` gives nothing while the session's configuration is the quiet one (deciding
         # a table event replaces neither the session nor its configuration)
@@ -255,6 +250,7 @@ def _hot_line(
         logged = (*produced, *armings) if armings else produced  # no copy of a tuple for none
         start = 0
         if produced[0] is struct:  # its record from the payload, keyed by its table
+            event_id, table_id, payload = ids
             out.records.append(new_record(table_id, payload, event_id, ctx.now))
             start = 1
         _log(out, logged, start, ctx.now)

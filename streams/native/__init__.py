@@ -226,6 +226,35 @@ def hot_heads_decoder(
     return heads
 
 
+#: What `hot_walker`'s walk gives: ``(index, decoded, decided, produced)`` (``src/hot_walk.rs``).
+HotWalked = tuple[int, tuple[Any, bytes, str, str, str] | None, bool, Any]
+#: ``walk(lines, start, session, seen, (outcomes, records, events, heard), second, now, quiet)``.
+HotWalker = Callable[
+    [list[bytes], int, Any, dict[str, bytes], tuple[list[Any], ...], str, str, object], HotWalked
+]
+
+
+def hot_walker(  # noqa: PLR0917 - `hot_decoder`'s, and what the walk calls
+    classes: tuple[type, type, type, type],
+    literals: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]],
+    defaults: tuple[object, str],
+    limit: int,
+    deciders: tuple[Callable[..., Any], ...],
+    builders: tuple[Callable[..., Any], Callable[..., Any]],
+) -> HotWalker | None:
+    """The extension's `HotWalk` (``src/hot_walk.rs``: a batch's common hot lines decoded,
+    decided by ``deciders`` (one a kind, in ``classes``' order) and answered and recorded by
+    ``builders`` (the answer's and the record's), in one call) over a new `hot_decoder`'s
+    decoder, if this process runs the extension, else None."""
+    decoder = _hot(classes, literals, defaults, limit)
+    module = load()
+    if decoder is None or module is None:
+        return None
+    answer, record = builders
+    walker: HotWalker = module.HotWalk(decoder, list(deciders), answer, record).walk
+    return walker
+
+
 def hot_decoder(
     classes: tuple[type, type, type, type],
     literals: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]],

@@ -151,6 +151,27 @@ fn as_str(key: &'static [u8]) -> &'static str {
     std::str::from_utf8(key).unwrap_or("")
 }
 
+/// A hot line decoded: its kind (the index in `KINDS`), its struct, its payload and the
+/// struct's ``event_id``, ``table_id`` and ``occurred_at`` (the very objects it holds).
+pub(crate) struct Decoded<'py> {
+    pub(crate) kind: usize,
+    pub(crate) made: Bound<'py, PyAny>,
+    pub(crate) payload: Bound<'py, PyAny>,
+    pub(crate) heads: [Bound<'py, PyAny>; 3],
+}
+
+impl<'py> Decoded<'py> {
+    /// ``(struct, payload)``, or with ``heads`` ``(struct, payload, event_id, table_id,
+    /// occurred_at)``: what `HotDecoder.fast()` and `fast_heads()` answer.
+    pub(crate) fn into_tuple(self, py: Python<'py>, heads: bool) -> Bound<'py, PyTuple> {
+        if !heads {
+            return PyTuple::new_bound(py, [self.made, self.payload]);
+        }
+        let [event_id, table_id, occurred_at] = self.heads;
+        PyTuple::new_bound(py, [self.made, self.payload, event_id, table_id, occurred_at])
+    }
+}
+
 impl HotDecoder {
     /// ``(struct, payload)`` of a hot line the door vouches for, else None; with ``heads``,
     /// ``(struct, payload, event_id, table_id, occurred_at)``.
@@ -160,6 +181,15 @@ impl HotDecoder {
         line: &[u8],
         heads: bool,
     ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        Ok(self.decode_parts(py, line)?.map(|parts| parts.into_tuple(py, heads)))
+    }
+
+    /// `decode`'s parts, for a caller that reads them (`hot_walk.rs`).
+    pub(crate) fn decode_parts<'py>(
+        &self,
+        py: Python<'py>,
+        line: &[u8],
+    ) -> PyResult<Option<Decoded<'py>>> {
         if line.len() > self.limit {
             return Ok(None);
         }
@@ -190,13 +220,9 @@ impl HotDecoder {
             Ok(())
         })?
         .into_any();
-        if !heads {
-            return Ok(Some(PyTuple::new_bound(py, [made.into_any(), payload])));
-        }
-        let [event_id, table_id, occurred_at] =
-            self.heads[kind].map(|at| values[at].clone().expect("a head is one of its kind's decoded fields"));
-        let all = [made.into_any(), payload, event_id, table_id, occurred_at];
-        Ok(Some(PyTuple::new_bound(py, all)))
+        let heads = self.heads[kind]
+            .map(|at| values[at].clone().expect("a head is one of its kind's decoded fields"));
+        Ok(Some(Decoded { kind, made: made.into_any(), payload, heads }))
     }
 
     /// The object the struct holds for field ``slot`` (its default if the line leaves it out),

@@ -5,6 +5,7 @@
 //! record), written from its fields (`contribution.rs`); `ContributionWriter(cls).fast()` the same
 //! through the class's slots.
 //! `HotDecoder`: the door's hot lines decoded into their structs and payloads (`hot_decode.rs`).
+//! `HotWalk`: a batch's common hot lines decoded, decided and answered in one call (`hot_walk.rs`).
 //! `Builder`: records and answers made without their `__init__` (`slots.rs`).
 //! `link_tail(sha256, previous, head, tail)`: a log row's tail chained and packed (`tail.rs`).
 
@@ -13,6 +14,7 @@ mod contribution;
 mod hot_decode;
 mod hot_entry;
 mod hot_line;
+mod hot_walk;
 mod kept;
 mod kinds;
 mod slots;
@@ -44,5 +46,6 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<slots::Builder>()?;
     module.add_class::<contribution::ContributionWriter>()?;
     module.add_class::<hot_decode::HotDecoder>()?;
+    module.add_class::<hot_walk::HotWalk>()?;
     Ok(())
 }

@@ -32,6 +32,7 @@ from streams.door.contract_structs import (
 from streams.door.fast_core import decode_vouched
 from streams.door.hot_lines import hot_decoder
 from streams.embedded import lines as engine_lines
+from streams.embedded import made
 from streams.embedded.lines import _HOT, _struct_payload
 from tests.controller.fast.differential import disturbed_floor
 from tests.streams.door.test_fast_core import as_lines
@@ -43,11 +44,13 @@ pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (
 HOT_KINDS = ("round_opened", "wager_placed", "wagers_locked", "decision")
 
 
+def _engine_decoder() -> native.HotHeads | None:
+    return made.decoder(engine_lines._HOT)
+
+
 #: the decoder as `streams.embedded.lines` makes it, and `streams.door.hot_lines.hot_decoder`
 #: (``(struct, payload)``, `streams.scaleout`'s), from this build
-DECODE = made_with(BUILT, engine_lines._decoder) if BUILT is not None else None
-
-
+DECODE = made_with(BUILT, _engine_decoder) if BUILT is not None else None
 PAIRS = made_with(BUILT, hot_decoder) if BUILT is not None else None
 
 
@@ -243,6 +246,8 @@ def test_anything_but_bytes_and_an_overlong_line_are_left_to_the_door() -> None:
 
 def test_the_engine_decodes_natively_exactly_when_it_runs_the_extension() -> None:
     assert (engine_lines._DECODE is not None) is (native.load() is not None)
+    # and walks a batch's common hot lines natively (``src/hot_walk.rs``) exactly then too
+    assert (engine_lines._WALK is not None) is (native.load() is not None)
 
 
 # texts that repeat on a floor and that the decoder keeps (``Kept`` in hot_decode.rs): near
@@ -276,7 +281,7 @@ def test_kept_texts_are_the_door_s_whatever_came_before(
     """Lines whose ids, wager names and amounts repeat and differ by a byte, one after another
     through one decoder (a fresh one and the engine's, whose strings earlier tests filled): each
     struct is still the door's; a repeated text is the same string object (kept)."""
-    fresh = made_with(BUILT, engine_lines._decoder)
+    fresh = made_with(BUILT, _engine_decoder)
     seen: dict[str, str] = {}
     for index, (table, round_id, wager, amount) in enumerate(fields):
         line = _wager_line(table, round_id, wager, amount, index)
@@ -292,7 +297,7 @@ def test_kept_texts_are_the_door_s_whatever_came_before(
 def test_kept_texts_start_over_past_their_bound() -> None:
     """More distinct ids than the decoder keeps (4,096), then the first ones again: every struct
     is the door's (a bound that forgot a text must not hand another's)."""
-    fresh = made_with(BUILT, engine_lines._decoder)
+    fresh = made_with(BUILT, _engine_decoder)
     lines = [_wager_line(f"t{n}", f"r{n % 7}", "ante", "5.00", n) for n in range(9_000)]
     for line in lines + lines[:300]:
         decoded = fresh(line)
