@@ -126,3 +126,17 @@ def test_an_unknown_benchmark_name_is_refused(capsys: pytest.CaptureFixture[str]
     with pytest.raises(SystemExit):
         main(["--tiny", "--only", "warp"])
     assert "unknown benchmark warp" in capsys.readouterr().err
+
+
+def test_the_engine_row_reports_cpu_beside_wall(tiny: Settings) -> None:
+    """The CPU figures are the thread's own time: positive, never above the wall time of the
+    same rate, and their ratio is the reference's CPU over the subject's."""
+    (row,) = load("engine")(tiny)
+    cpu, reference_cpu = row.extra["cpu_us_per_event"], row.extra["reference_cpu_us_per_event"]
+    assert isinstance(cpu, float)
+    assert isinstance(reference_cpu, float)
+    assert cpu > 0
+    assert reference_cpu > 0
+    assert row.extra["cpu_ratio"] == pytest.approx(reference_cpu / cpu, abs=2e-3)
+    slowest_wall_us = 1e6 / min(row.samples)
+    assert cpu <= slowest_wall_us * 1.05  # the median CPU of a run fits in the slowest run's wall
