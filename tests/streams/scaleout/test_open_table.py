@@ -13,7 +13,7 @@ import json
 
 from controller.config.floor import load_floor_config
 from streams.scaleout.open_rounds import OpenRoundProcessor
-from streams.scaleout.open_table import OpenTable
+from streams.scaleout.open_table import OpenTable, sealed
 from streams.scaleout.records import SourcePos
 from streams.scaleout.rounds import table_record_from_bytes, table_record_to_bytes
 from streams.scaleout.table_record import RECENT_IDS, TableRecord
@@ -58,3 +58,45 @@ def test_an_open_table_forgets_ids_past_the_window_as_the_reference() -> None:
                 assert sealed.ids == dict(ref.record.recent)
         records[table] = ref.record
     assert grown > 500
+
+
+def test_locks_settlements_and_openings_are_decided_on_the_open_table() -> None:
+    """A floor's inputs through `process_open`, each table's record kept open as a batch keeps
+    it: every output is the reference's, the record sealed after each input is the reference's,
+    and the round's lock, settlement and the next round's opening are decided on the open table
+    (`OpenRoundProcessor._kept`: the record stays open), not sealed for the reference. The
+    frozen record the table was opened from is left as it was (an aborted batch's state)."""
+    processor, lines = _floor(1_500)
+    records: dict[str, TableRecord] = {}
+    held: dict[str, TableRecord | OpenTable] = {}
+    kept: dict[str, int] = {}
+    for offset, (table, line) in enumerate(lines):
+        pos = SourcePos(NAMES.table_events, 0, offset, 1_796_000_000_000)
+        ref = processor.process(records.get(table), table, line, pos)
+        assert ref.record is not None
+        before = held.get(table)
+        committed = None if before is None or isinstance(before, OpenTable) else before
+        frozen = None if committed is None else table_record_to_bytes(committed)
+        done = processor.process_open(before, table, line, pos)
+        assert done.outcome == ref.outcome
+        assert done.outputs == ref.outputs
+        assert done.record is not None
+        if committed is not None:
+            assert table_record_to_bytes(committed) == frozen
+        if isinstance(done.record, OpenTable):
+            kind = json.loads(line)["type"]
+            kept[kind] = kept.get(kind, 0) + 1
+            if offset % 7 == 0:  # a batch's end now and then: sealed, decided on from frozen
+                held[table] = done.record.seal()
+                assert held[table] == ref.record
+                assert table_record_to_bytes(held[table]) == table_record_to_bytes(ref.record)
+            else:
+                held[table] = done.record
+        else:
+            held[table] = done.record
+            assert done.record == ref.record
+        records[table] = ref.record
+    for table, record in held.items():  # the batch's end
+        assert sealed(record) == records[table]
+    for kind in ("round_opened", "wagers_locked", "round_settled"):
+        assert kept.get(kind, 0) > 20, kept
