@@ -87,9 +87,9 @@ def test_locks_settlements_and_openings_are_decided_on_the_open_table() -> None:
             kind = json.loads(line)["type"]
             kept[kind] = kept.get(kind, 0) + 1
             if offset % 7 == 0:  # a batch's end now and then: sealed, decided on from frozen
-                held[table] = done.record.seal()
-                assert held[table] == ref.record
-                assert table_record_to_bytes(held[table]) == table_record_to_bytes(ref.record)
+                shut = held[table] = done.record.seal()
+                assert shut == ref.record
+                assert table_record_to_bytes(shut) == table_record_to_bytes(ref.record)
             else:
                 held[table] = done.record
         else:
