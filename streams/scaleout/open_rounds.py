@@ -143,6 +143,7 @@ class OpenRoundProcessor(RoundProcessor):
         hashed = DIGEST.copy()  # as `_event` digests it
         hashed.update(encoded)
         table.took(event_id, pos, hashed.hexdigest())
+        table.logs(event_id, encoded)
         outputs = (
             output(self._events, table_id, encoded, event_id),
             new_heard(self._liveness, table_id, "event", event_id, pos),
@@ -174,6 +175,7 @@ class OpenRoundProcessor(RoundProcessor):
             self._session.tables[table.table_id] = mutable  # what `decide_open` reads
             if decide_open(self._session, cast(RoundOpened, event)) is None:
                 return None
+            table.opens()
             steps: tuple[TableStep, ...] = ()
         else:
             found = self._open_steps(mutable, event)
