@@ -50,7 +50,7 @@ def test_a_dropped_batch_leaves_the_state_and_decides_again_the_same() -> None:
     for _ in range(2_000):
         raw = next(raws)
         world.append(NAMES.table_events, str(raw["table_id"]), json.dumps(raw).encode())
-    batches, kinds = 0, set()
+    batches, kinds = 0, set[str]()
     while any(world.pending((NAMES.table_events, p), 1) for p in range(3)):
         before = _stored(world)
         progress = {where: state.progress for where, state in world.store.items()}
