@@ -19,11 +19,12 @@ same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import fields
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from controller.ceiling import split_at_ceiling
+from controller.config.defs import TableDef
 from controller.config.floor import FloorConfig, MeterDef
 from controller.fast.build import CLAIM_FIELDS, builder
 from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
@@ -53,6 +54,22 @@ _ROUND_FIELDS: Final = (
 _TABLE_FIELDS: Final = ("table_id", "last_seq", "round")
 _round = builder(RoundState, _ROUND_FIELDS)  # these five: module globals `install` rebinds
 _table = builder(TableState, _TABLE_FIELDS)
+
+
+class Linked(Protocol):
+    """What a lock reads of a wager: a `WagerPlaced`, or the open round's
+    `controller.fast.records.SettledWager` (its fields read once)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def wager(self) -> str: ...
+    @property
+    def on(self) -> str: ...
+    @property
+    def amount_cents(self) -> int: ...
+
+
 _PHASES: Final[dict[type, str]] = {WagersLocked: "locked", RoundSettled: "settled",
                                    RoundVoided: "voided"}  # fmt: skip
 
@@ -216,10 +233,19 @@ def lock_claims(
         or current.phase != "open"
     ):
         return None
+    return claims_of(config, table_def, event, current.wagers)
+
+
+def claims_of(
+    config: FloorConfig, table_def: TableDef, event: WagersLocked, wagers: Iterable[Linked]
+) -> tuple[ContributionClaim, ...] | None:
+    """`_contributions`: the lock's claim per linked wager of ``wagers`` (the round's, in the
+    order placed), once the lock is known to be accepted; None for a link to an unknown meter.
+    Shared by `lock_claims` and the worker's open table (`streams.scaleout.open_rounds`)."""
     claims = []
     links, meters = table_def.links, config.meters
     table_id, round_id, at = event.table_id, event.round_id, event.occurred_at
-    for wager in current.wagers:
+    for wager in wagers:
         meter_id = links.get(wager.wager)
         if meter_id is None:
             continue

@@ -140,10 +140,13 @@ def decide(
 def for_local(result: Processed[Any]) -> bool:
     """Whether local apply (`streams.scaleout.local_apply.LocalApply.applied`) has anything to
     do with the round lane's ``result``: an accepted table event, unless its record was grown
-    open (`streams.scaleout.open_rounds.OpenRoundProcessor._grown`: a wager or decision, whose
-    outputs are the event and its liveness record, no claim, and whose ``owed`` is as it was),
-    which `applied` would hand back as it is (~1.4k instructions a table event: most are such)."""
-    return result.outcome == "accepted" and type(result.record) is not OpenTable
+    open with only the event and its liveness record as outputs (`streams.scaleout.open_rounds`:
+    a wager, a decision, an opening, a lock of no linked wager or a settlement of no award: no
+    claim, ``owed`` as it was), which `applied` would hand back as it is (~1.4k instructions a
+    table event: most are such). A lock or settlement decided open with claims goes through."""
+    if result.outcome != "accepted":
+        return False
+    return type(result.record) is not OpenTable or len(result.outputs) > 2
 
 
 def _seal(batch_states: Iterable[dict[bytes, Any]]) -> None:

@@ -20,13 +20,22 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 from controller.config.floor import FloorConfig
-from controller.fast.hot import decide_decision, decide_wager
-from controller.fast.records import KNOWN_SHAPES
+from controller.fast.hot import decide_decision, decide_open, decide_wager
+from controller.fast.lane import Entry, claims_of
+from controller.fast.records import KNOWN_SHAPES, Table
 from controller.fast.session import Session
 from controller.model.errors import RuleViolation
 from controller.model.events import Event
 from controller.model.state import FloorState
-from controller.model.table_events import DecisionMade, TableEvent, WagerPlaced
+from controller.model.table_events import (
+    DecisionMade,
+    RoundOpened,
+    RoundSettled,
+    TableEvent,
+    WagerPlaced,
+    WagersLocked,
+)
+from controller.rules.table import TableStep
 from streams.adapters.kafka.topics import TopicNames
 from streams.codec import encode
 from streams.door.contract_structs import DecisionStruct, WagerPlacedStruct
@@ -57,6 +66,8 @@ def _deciders() -> dict[type, Decider]:
 
 
 _DECIDERS: Final = _deciders()
+#: The kinds decided on the open table besides wagers and decisions (`_kept`), as frozen events.
+_KEPT: Final = frozenset((WagersLocked, RoundSettled, RoundOpened)) if KNOWN_SHAPES else frozenset()
 
 
 class OpenRoundProcessor(RoundProcessor):
@@ -92,6 +103,10 @@ class OpenRoundProcessor(RoundProcessor):
                 if done is not None:
                     return done
         event = table_read.built(item)
+        if record is not None and type(event) in _KEPT:
+            done = self._kept(record, cast(TableEvent, event), payload, pos)
+            if done is not None:
+                return done
         frozen = self._event(sealed(record), key, raw, pos, (event, payload))
         return cast("Processed[TableRecord | OpenTable]", frozen)  # read-only: a record is one
 
@@ -128,8 +143,73 @@ class OpenRoundProcessor(RoundProcessor):
         hashed = DIGEST.copy()  # as `_event` digests it
         hashed.update(encoded)
         table.took(event_id, pos, hashed.hexdigest())
+        table.logs(event_id, encoded)
         outputs = (
             output(self._events, table_id, encoded, event_id),
             new_heard(self._liveness, table_id, "event", event_id, pos),
         )
         return processed("accepted", table, outputs)
+
+    def _kept(
+        self,
+        record: TableRecord | OpenTable,
+        event: TableEvent,
+        payload: bytes | None,
+        pos: SourcePos,
+    ) -> Processed[TableRecord | OpenTable] | None:
+        """A lock, settlement or opening decided and applied on the open table, as `_event`
+        then `_accept` would on its sealed record (None: not surely accepted, nothing changed,
+        or it cannot open; `_event` then decides): a lock's claims (`lane.claims_of` over the
+        round's `settled_wagers`), a settlement's steps (`FastSettle.open_steps`, the session's
+        `sure_steps` on the mutable round), an opening by the session's `hot.decide_open`. So a
+        round's wagers and decisions are never frozen unless the batch ends with the round in
+        the table (`OpenTable.seal`). An id known already is left to `_event`."""
+        event_id = event.event_id
+        if record.earlier(event_id) is not None:
+            return None
+        table = record if type(record) is OpenTable else opened(cast(TableRecord, record))
+        if table is None:
+            return None
+        mutable, kind = table.table, type(event)
+        if kind is RoundOpened:
+            self._session.tables[table.table_id] = mutable  # what `decide_open` reads
+            if decide_open(self._session, cast(RoundOpened, event)) is None:
+                return None
+            table.opens()
+            steps: tuple[TableStep, ...] = ()
+        else:
+            found = self._open_steps(mutable, event)
+            if found is None:
+                return None
+            steps = found
+        encoded = encode(event) if payload is None else payload
+        hashed = DIGEST.copy()  # as `_event` digests it
+        hashed.update(encoded)
+        contributed: list[tuple[str, Entry]] = []
+        outputs = self._outputs(event, steps, pos, encoded, contributed)
+        current = mutable.round
+        if kind is not RoundOpened and current is not None:  # `next_table`, in place
+            current.phase = "locked" if kind is WagersLocked else "settled"
+            current.event_ids.add(event_id)
+            current.contributions.extend(entry for _, entry in contributed)
+            mutable.last_seq = event.seq
+        table.took(event_id, pos, hashed.hexdigest())
+        return processed("accepted", table, tuple(outputs))
+
+    def _open_steps(self, mutable: Table, event: TableEvent) -> tuple[TableStep, ...] | None:
+        """A lock's claims or a settlement's steps decided on the open table, None if not sure."""
+        if type(event) is RoundSettled:
+            return self._settle.open_steps(mutable, event)
+        current = mutable.round
+        lock = cast(WagersLocked, event)
+        table_def = self._config.tables.get(lock.table_id)
+        if (  # `lane.lock_claims`' checks, on the mutable round
+            table_def is None
+            or current is None
+            or lock.seq <= mutable.last_seq
+            or current.round_id != lock.round_id
+            or current.phase != "open"
+            or lock.event_id in current.indexed().event_ids
+        ):
+            return None
+        return claims_of(self._config, table_def, lock, current.settled_wagers())

@@ -29,6 +29,7 @@ from typing import Any, Final, cast
 from controller.fast.records import Table
 from controller.model.table_events import DecisionMade, WagerPlaced
 from streams.scaleout.records import SourcePos
+from streams.scaleout.table_bytes import prime
 from streams.scaleout.table_read import built
 from streams.scaleout.table_record import RECENT_IDS, TableRecord, new_record
 
@@ -40,7 +41,7 @@ class OpenTable:
     """A table's record open in a batch: its table and round the session's mutable records
     (`table`), its ids and position growing in place, the rest as read."""
 
-    __slots__ = ("ids", "offset", "owed", "partition", "recent", "table", "table_id")
+    __slots__ = ("ids", "offset", "owed", "partition", "payloads", "recent", "table", "table_id")
 
     def __init__(self, record: TableRecord, current_ids: dict[str, str]) -> None:
         """``record`` opened (its round must be there); ``current_ids``: its dict of ids, now
@@ -51,6 +52,9 @@ class OpenTable:
         self.recent: list[tuple[str, str]] = list(record.recent)
         self.ids = current_ids
         self.owed = record.owed
+        #: the log record of each wager and decision grown here, by event id (`logs`): the
+        #: changelog's fragments are cut from them at `seal` (`table_bytes.prime`)
+        self.payloads: dict[str, bytes] = {}
 
     def earlier(self, event_id: str) -> str | None:
         """`TableRecord.earlier`: the digest of an accepted event with this id, "" if only its
@@ -72,6 +76,15 @@ class OpenTable:
         if len(recent) > RECENT_IDS:  # the oldest forgotten, as `after` slices it off
             del ids[recent.pop(0)[0]]
 
+    def logs(self, event_id: str, payload: bytes) -> None:
+        """Keep a wager's or decision's log record (``payload``: `streams.codec.encode`'s
+        bytes) for the changelog's record written at the batch's end (`seal`)."""
+        self.payloads[event_id] = payload
+
+    def opens(self) -> None:
+        """A new round took the table's (`open_rounds._kept`): the old round's records go."""
+        self.payloads.clear()
+
     def owing(self, owed: tuple[tuple[str, int, int], ...]) -> OpenTable:
         """`TableRecord.owing`, in place (`streams.scaleout.local_apply`)."""
         self.owed = owed
@@ -88,6 +101,8 @@ class OpenTable:
             current.wagers = [w if type(w) is WagerPlaced else _built(w) for w in wagers]
             current.decisions = [d if type(d) is DecisionMade else _built(d) for d in decisions]
         state = self.table.freeze()
+        if state.round is not None and self.payloads:  # its fragments from the log records
+            prime(self.table_id, state.round, self.payloads)
         return new_record(state, self.partition, self.offset, tuple(self.recent), ids, self.owed)
 
 

@@ -212,10 +212,27 @@ class RoundProcessor:
         encoded: tuple[bytes, str],
     ) -> Processed[TableRecord]:
         """The event (``encoded``: its log bytes and their digest), its steps and its state."""
-        table_id, (value, digest), events = event.table_id, encoded, self._events
+        contributed: list[tuple[str, Entry]] = []
+        outputs = self._outputs(event, steps, pos, encoded[0], contributed)
+        # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
+        table = next_table(record.table if record else None, event, contributed)
+        base = record or TableRecord(table, pos.partition, pos.offset)
+        after = base.after(table, pos, event.event_id, encoded[1])
+        return processed("accepted", after, tuple(outputs))
+
+    def _outputs(
+        self,
+        event: TableEvent,
+        steps: tuple[TableStep, ...],
+        pos: SourcePos,
+        value: bytes,
+        contributed: list[tuple[str, Entry]],
+    ) -> list[Output]:
+        """An accepted event's outputs (``value``: its log bytes): the event, each step in order
+        and its liveness record; each contribution's (round, entry) put into ``contributed``."""
+        table_id, events = event.table_id, self._events
         claims, event_id = self._claims, event.event_id
         outputs = [output(events, table_id, value, event_id)]  # `event_output`'s
-        contributed: list[tuple[str, Entry]] = []
         for index, step in enumerate(steps):  # none for most events (wagers, decisions)
             step_id = f"{event_id}#{index}"
             if isinstance(step, _CLAIMS):
@@ -229,10 +246,7 @@ class RoundProcessor:
                 outputs.append(event_output(self._awards, table_id, step, step_id))
         # `_heard`'s record, made here (a call less per accepted event)
         outputs.append(new_heard(self._liveness, table_id, "event", event_id, pos))
-        # `evolve_table`, then `add_contribution` per contribution (`controller.fast.lane`)
-        table = next_table(record.table if record else None, event, contributed)
-        base = record or TableRecord(table, pos.partition, pos.offset)
-        return processed("accepted", base.after(table, pos, event_id, digest), tuple(outputs))
+        return outputs
 
     def _heard(self, table_id: str, kind: str, event_id: str, pos: SourcePos) -> Output:
         """The table's liveness record (`streams.scaleout.liveness` reads the broker's stamp)."""

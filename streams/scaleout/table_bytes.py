@@ -21,11 +21,12 @@ else is written the reference way (`reference_bytes`).
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final
 
 from msgspec import Raw
 
+from controller.model.state import RoundState
 from controller.model.table_events import TableEvent, to_contract
 from controller.snapshot import table_to_dict
 from streams.scaleout.records import FAST_WRITER, dumps
@@ -58,6 +59,51 @@ def fragments(cache: Fragments, key: tuple[str, str], events: Sequence[TableEven
     raws = [Raw(FAST_WRITER.encode(to_contract(e))) for e in events]
     cache[key] = (events, raws)
     return raws
+
+
+#: What a table event's log record holds besides its contract dict (`controller.codec.
+#: event_to_dict`: ``to_contract`` and the version), at its sorted place: never first nor last
+#: (``event_id`` sorts before it, ``type`` after), so always after a comma and before one.
+_VERSION: Final = b',"schema_version":1'
+
+
+def contract_bytes(payload: bytes) -> bytes | None:
+    """A wager's or decision's contract dict as `fragments` encodes it, cut from its log record
+    (`streams.codec.encode`'s bytes, as the native decoder gives them: sorted compact JSON of
+    the contract dict and ``"schema_version":1``); None if the record does not hold the version
+    once where it belongs (then `fragments` encodes the event). JSON strings escape their
+    quotes, so the version's bytes cannot come from inside a value."""
+    at = payload.find(_VERSION)
+    end = at + len(_VERSION)
+    if at < 0 or payload[end : end + 1] != b"," or payload.find(_VERSION, end) >= 0:
+        return None
+    return payload[:at] + payload[end:]
+
+
+def prime(
+    table_id: str, current: RoundState, payloads: Mapping[str, bytes], cache: Fragments = _CACHE
+) -> None:
+    """The fragments of ``current``'s wagers and decisions put into ``cache`` for the record
+    about to be written (`table_bytes` then encodes none of them), each new one cut from its log
+    record in ``payloads`` (by event id: the round lane's open table keeps them,
+    `streams.scaleout.open_table`) when it is there, else encoded as `fragments` does."""
+    for name, events in (("wagers", current.wagers), ("decisions", current.decisions)):
+        key = (table_id, name)
+        held = cache.get(key)
+        start, raws = 0, []
+        if held is not None:
+            old, kept = held
+            if old is events:
+                continue
+            if len(old) <= len(events) and all(map(operator.is_, old, events)):
+                start, raws = len(old), list(kept)
+        elif len(cache) >= MAX_TABLES:
+            cache.clear()
+        for event in events[start:]:
+            payload = payloads.get(event.event_id)
+            cut = None if payload is None else contract_bytes(payload)
+            raws.append(Raw(FAST_WRITER.encode(to_contract(event)) if cut is None else cut))
+        cache[key] = (events, raws)
 
 
 def table_bytes(record: TableRecord, cache: Fragments = _CACHE) -> bytes:

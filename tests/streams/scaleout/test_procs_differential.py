@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.fast.records import Table
 from controller.model.state import TableState
 from controller.model.table_events import RoundSettled
 from streams.scaleout.fast_settle import FastSettle
@@ -61,14 +62,22 @@ def test_a_long_floor_with_every_outcome(
     for many events of a batch of 200; with ``open_meters`` its claims applied locally, meters
     held open across a batch and sealed by hits, reversals and the batch's end."""
     answers: Counter[str] = Counter()
-    steps = FastSettle.steps
+    steps, open_steps = FastSettle.steps, FastSettle.open_steps
 
     def counted(self: FastSettle, table: TableState | None, event: RoundSettled) -> object:
         got = steps(self, table, event)
         answers["reference" if got is None else ("awards" if got else "none")] += 1
         return got
 
+    def counted_open(self: FastSettle, table: Table, event: RoundSettled) -> object:
+        got = open_steps(self, table, event)
+        answers["open"] += 1  # decided on the worker's open table (`open_rounds._kept`)
+        if got is not None:
+            answers["awards" if got else "none"] += 1
+        return got
+
     monkeypatch.setattr(FastSettle, "steps", counted)
+    monkeypatch.setattr(FastSettle, "open_steps", counted_open)
     lines = list(disturbed(text, 3_000, 20261202, 0.3))
     outcomes = run_floor(text, lines, 7, 200, open_rounds=lane[0], open_meters=lane[1])
     applied = ("local:applied", "local:open") if lane[1] else ("applied",)
@@ -76,6 +85,8 @@ def test_a_long_floor_with_every_outcome(
         assert outcomes[outcome] > 0, outcomes
     assert answers["awards"] > 10, answers
     assert answers["none"] > answers["reference"], answers
+    if lane[0]:  # most settlements decided on the open table
+        assert answers["open"] > answers["reference"], answers
 
 
 @pytest.mark.slow

@@ -14,16 +14,20 @@ from typing import Any
 import pytest
 
 from bench.workload import events, example_floor, to_line
-from controller.model.table_events import WagerPlaced, to_contract
+from controller.model.errors import RuleViolation
+from controller.model.table_events import DecisionMade, WagerPlaced, to_contract
 from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout import table_bytes as tb
-from streams.scaleout.records import SourcePos
+from streams.scaleout import table_read
+from streams.scaleout.records import FAST_WRITER, SourcePos
 from streams.scaleout.rounds import RoundProcessor
 from streams.scaleout.table_record import (
     TableRecord,
     table_record_from_bytes,
     table_record_to_bytes,
 )
+from tests.streams.scaleout.procs_harness import disturbed
+from tests.streams.scaleout.test_procs_differential import DEMO
 
 NAMES = TopicNames("bytes")
 
@@ -134,3 +138,33 @@ def test_a_full_cache_starts_again(
     for record in records[:300]:
         assert tb.table_bytes(record, cache) == tb.reference_bytes(record)
         assert len(cache) <= 4 + 2
+
+
+def test_fragments_cut_from_log_records_are_the_encoded_ones() -> None:
+    """`contract_bytes` of each wager's and decision's log record (the native decoder's, as the
+    round lane keeps it: `OpenTable.logs`) is `fragments`' encoding of its event, over a
+    disturbed floor with forced jackpot hands (amounts, discards, every action); a record
+    without the version where it belongs gives None (the event is then encoded)."""
+    if table_read.HOT is None:
+        pytest.skip("the native decoder is not built")
+    cut = {WagerPlaced: 0, DecisionMade: 0}
+    for _, line in disturbed(DEMO, 3_000, 20261204, 0.3):
+        try:
+            item, payload = table_read.read_open(line, table_read.HOT)
+        except RuleViolation:  # a refused line: nothing to cut
+            continue
+        event = table_read.built(item)
+        if payload is None or type(event) not in cut:
+            continue
+        assert isinstance(event, WagerPlaced | DecisionMade)
+        encoded = FAST_WRITER.encode(to_contract(event))
+        assert tb.contract_bytes(payload) == encoded, payload
+        cut[type(event)] += 1
+    assert min(cut.values()) > 500, cut
+    version = b'{"event_id":"a","schema_version":1,"type":"wager_placed"}'
+    assert tb.contract_bytes(version) == b'{"event_id":"a","type":"wager_placed"}'
+    assert tb.contract_bytes(version.replace(b":1,", b":12,")) is None
+    assert tb.contract_bytes(version.replace(b":1,", b":2,")) is None
+    assert tb.contract_bytes(b'{"event_id":"a","type":"wager_placed"}') is None
+    assert tb.contract_bytes(b'{"a":1,"schema_version":1}') is None
+    assert tb.contract_bytes(version[:-1] + b',"x":1,"schema_version":1,"y":2}') is None
