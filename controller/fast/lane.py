@@ -9,9 +9,8 @@ does not know, and contributions for a round not the table's current one, take t
 `wager_accepted` (a wager on the own hand), `decision_accepted` (`check_decision`'s checks, as
 `controller.fast.hot` runs them; the amounts by hot's own `_amount_ok`) and `lock_claims` (its
 `ContributionClaim`s) are `decide_table`'s answers when it surely accepts; False or None asks the
-reference, which then refuses in its own words. The meter lane likewise: `meter_event` is
-`decide_meter` and `next_meter` is `evolve_meter` for a contribution, anything else by the reference
-itself.
+reference, which then refuses in its own words. The meter lane's twins are
+`controller.fast.meter_lane`.
 
 The records are built by `builder`'s functions unless the worker `install`s faster makers of the
 same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothing of `streams`).
@@ -20,20 +19,17 @@ same objects (the extension's, ~0.7 µs less a meter: `controller` imports nothi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import fields
 from typing import Any, Final, Protocol
 
-from controller.ceiling import split_at_ceiling
 from controller.config.defs import TableDef
-from controller.config.floor import FloorConfig, MeterDef
+from controller.config.floor import FloorConfig
+from controller.fast import meter_lane
 from controller.fast.build import CLAIM_FIELDS, builder
 from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
-from controller.meter import AnyClaim, ContributionClaim, decide_meter
-from controller.meter_evolve import _with_contribution, evolve_meter
-from controller.model.events import ContributionRecorded, MeterEvent
+from controller.meter import ContributionClaim
 from controller.model.games import GAMES
 from controller.model.money import contribution_subunits
-from controller.model.state import MeterState, RoundState, TableState
+from controller.model.state import RoundState, TableState
 from controller.model.table_events import (
     DecisionMade,
     RoundOpened,
@@ -52,7 +48,7 @@ _ROUND_FIELDS: Final = (
     "round_id", "game", "phase", "wagers", "decisions", "contributions", "event_ids",
 )  # fmt: skip
 _TABLE_FIELDS: Final = ("table_id", "last_seq", "round")
-_round = builder(RoundState, _ROUND_FIELDS)  # these five: module globals `install` rebinds
+_round = builder(RoundState, _ROUND_FIELDS)  # these three: module globals `install` rebinds
 _table = builder(TableState, _TABLE_FIELDS)
 
 
@@ -146,74 +142,18 @@ _STEPS: Final[dict[type, Callable[..., RoundState]]] = {
 }
 
 
-#: `MeterState`'s fields in the order `_meter` takes them; a class with other fields turns the
-#: positional path off (`next_meter` is then `evolve_meter`).
-METER_FIELDS: Final = (
-    "meter_id", "amount_sub", "reserve_sub", "seeded_sub", "contributed_sub", "contributions",
-    "paid_sub", "corrected_sub", "hits", "seq", "overflow_sub", "transferred_sub", "retired",
-    "mystery_commitment", "mystery_sealed", "mystery_trigger_cents", "mystery_salt",
-    "open_rounds",
-)  # fmt: skip
-_meter = builder(MeterState, METER_FIELDS)
-METER_PLAIN: Final = tuple(f.name for f in fields(MeterState)) == METER_FIELDS
-
-
-def next_meter(meter: MeterState, event: MeterEvent) -> MeterState:
-    """``evolve_meter(meter, event)``; a contribution as `_contributed` writes it (the same sums,
-    every other field carried over)."""
-    if type(event) is not ContributionRecorded or not METER_PLAIN:
-        return evolve_meter(meter, event)
-    m, e = meter, event
-    return _meter(
-        m.meter_id,
-        m.amount_sub + e.primary_sub - e.overflow_sub - e.diverted_sub,
-        m.reserve_sub + e.reserve_sub,
-        m.seeded_sub,
-        m.contributed_sub + e.primary_sub + e.reserve_sub,
-        m.contributions + 1,
-        m.paid_sub,
-        m.corrected_sub,
-        m.hits,
-        e.meter_seq,
-        m.overflow_sub + e.overflow_sub,
-        m.transferred_sub - e.diverted_sub,
-        m.retired,
-        m.mystery_commitment,
-        m.mystery_sealed,
-        m.mystery_trigger_cents,
-        m.mystery_salt,
-        _with_contribution(m.open_rounds, e),
-    )
-
-
-_RECORDED_FIELDS: Final = (
-    "meter_id", "table_id", "round_id", "seat", "wager", "on", "wager_cents", "primary_sub",
-    "reserve_sub", "meter_seq", "occurred_at", "overflow_sub", "diverted_sub", "divert_to",
-)  # fmt: skip
-_recorded = builder(ContributionRecorded, _RECORDED_FIELDS)
 _claim = builder(ContributionClaim, CLAIM_FIELDS)
 
 
 def install(make: Callable[[type, tuple[str, ...]], Callable[..., Any]]) -> None:
     """Build the lanes' records with ``make(cls, given)``: a function equal to ``builder(cls,
     given)``, object for object (the caller's proof: ``tests/streams/scaleout/
-    test_lane_builders.py`` for the worker's, `streams.scaleout.records.fast_builder`)."""
-    global _round, _table, _meter, _recorded, _claim  # noqa: PLW0603 - read per call, rebound once
+    test_lane_builders.py`` for the worker's, `streams.scaleout.records.fast_builder`); the
+    meter lane's too (`controller.fast.meter_lane.install`)."""
+    global _round, _table, _claim  # noqa: PLW0603 - read per call, rebound once
     _round, _table = make(RoundState, _ROUND_FIELDS), make(TableState, _TABLE_FIELDS)
-    _meter, _claim = make(MeterState, METER_FIELDS), make(ContributionClaim, CLAIM_FIELDS)
-    _recorded = make(ContributionRecorded, _RECORDED_FIELDS)
-
-
-def meter_event(meter: MeterState, definition: MeterDef, claim: AnyClaim) -> MeterEvent:
-    """``decide_meter(meter, definition, claim)``; a contribution as `_contribution` builds it."""
-    if type(claim) is not ContributionClaim:
-        return decide_meter(meter, definition, claim)
-    c = claim
-    _, overflow, diverted = split_at_ceiling(meter, definition, c.primary_sub)
-    divert_to = definition.divert_to if diverted else ""
-    head = (c.meter_id, c.table_id, c.round_id, c.seat, c.wager, c.on, c.wager_cents)
-    return _recorded(*head, c.primary_sub, c.reserve_sub, meter.seq + 1, c.occurred_at,
-                     overflow, diverted, divert_to)  # fmt: skip
+    _claim = make(ContributionClaim, CLAIM_FIELDS)
+    meter_lane.install(make)
 
 
 def lock_claims(

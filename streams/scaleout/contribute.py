@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from controller.claims import ContributionClaim
 from controller.config.floor import FloorConfig
-from controller.fast.lane import meter_event, next_meter
+from controller.fast.meter_lane import meter_event, next_meter
 from streams.codec import Output
 from streams.scaleout.diverts import divert_output
 from streams.scaleout.meters import MeterRecord, meter_record

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from controller.config.floor import FloorConfig, MeterDef
-from controller.fast.lane import meter_event, next_meter
+from controller.fast.meter_lane import meter_event, next_meter
 from controller.meter import decide_meter, seed_meter
 from controller.model.errors import ConfigError, InvalidEvent, InvariantViolation, RuleViolation
 from controller.model.events import ContributionRecorded, MeterEvent, ProgressiveHit
@@ -264,7 +264,7 @@ class MeterProcessor:
         return op, definition
 
     def _apply(self, record: MeterRecord, event: MeterEvent, outputs: list[Output]) -> MeterRecord:
-        meter = next_meter(record.meter, event)  # `evolve_meter` (`controller.fast.lane`)
+        meter = next_meter(record.meter, event)  # `evolve_meter` (`controller.fast.meter_lane`)
         if meter.explained_sub() != meter.held_sub():
             msg = f"meter {meter.meter_id} at seq {meter.seq} breaks conservation: {meter}"
             raise InvariantViolation(msg)

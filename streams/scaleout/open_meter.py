@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Final, cast
 
 from controller.claims import ContributionClaim
 from controller.config.floor import MeterDef
-from controller.fast.lane import METER_FIELDS, METER_PLAIN, meter_event
+from controller.fast.meter_lane import METER_FIELDS, METER_PLAIN, meter_event
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState
 from streams.codec import Output
@@ -36,7 +36,7 @@ from streams.scaleout.records import event_output, fast_builder
 if TYPE_CHECKING:
     from immutables import MapMutation
 
-#: `MeterState`'s positional maker, as `controller.fast.lane.next_meter` builds it
+#: `MeterState`'s positional maker, as `controller.fast.meter_lane.next_meter` builds it
 _METER: Final = fast_builder(MeterState, METER_FIELDS)
 
 

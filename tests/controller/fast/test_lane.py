@@ -18,14 +18,8 @@ from immutables import Map
 
 from controller.config.defs import MeterDef
 from controller.config.floor import FloorConfig, load_floor_config
-from controller.fast.lane import (
-    Entry,
-    lock_claims,
-    meter_event,
-    next_meter,
-    next_table,
-    wager_accepted,
-)
+from controller.fast.lane import Entry, lock_claims, next_table, wager_accepted
+from controller.fast.meter_lane import meter_event, next_meter
 from controller.meter import ContributionClaim, ReversalClaim, decide_meter, evolve_meter
 from controller.model.errors import RuleViolation
 from controller.model.events import ContributionRecorded, MeterSeeded

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.config.floor import FloorConfig, load_floor_config
-from controller.fast.lane import next_meter
+from controller.fast.meter_lane import next_meter
 from controller.meter import ContributionClaim, seed_meter
 from controller.model.state import MeterState
 from streams.scaleout.contribute import Contributions
