@@ -25,7 +25,7 @@ use std::ptr;
 
 extern "C" {
     // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
-    fn PyObject_Vectorcall(
+    pub(crate) fn PyObject_Vectorcall(
         callable: *mut ffi::PyObject,
         args: *const *mut ffi::PyObject,
         nargsf: usize,

@@ -20,21 +20,11 @@
 //! a fixed session (`batch.fixed_session`); ``tests/streams/embedded/test_lines_differential.py``
 //! holds the result to the reference `submit`.
 
-use crate::hot_decode::{Decoded, HotDecoder};
+use crate::hot_decode::{Decoded, HotDecoder, PyObject_Vectorcall};
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
-
-extern "C" {
-    // In the stable ABI from 3.12; exported by 3.11 as well (the build's floor).
-    fn PyObject_Vectorcall(
-        callable: *mut ffi::PyObject,
-        args: *const *mut ffi::PyObject,
-        nargsf: usize,
-        kwnames: *mut ffi::PyObject,
-    ) -> *mut ffi::PyObject;
-}
 
 /// ``callable(*args)`` through the vectorcall protocol (no argument tuple).
 fn call<'py>(

@@ -47,7 +47,7 @@ def _agrees(line: bytes) -> bool | None:
     return written is not None
 
 
-@settings(max_examples=800, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=800, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_the_native_payload_is_the_python_writer_s_for_any_vouched_line(
     data: st.DataObject,
