@@ -13,7 +13,7 @@ or words the refusal as it always did.
 from __future__ import annotations
 
 from controller.config.floor import FloorConfig
-from controller.fast.records import Round, Table
+from controller.fast.records import Round
 from controller.fast.settle_gate import sure_steps
 from controller.fast.tables import MeterFacts, TableFacts
 from controller.model.state import TableState
@@ -54,19 +54,13 @@ class FastSettle:
         steps = sure_steps(self._config, facts, live, event, self._meter)
         return None if steps is None else tuple(steps)
 
-    def open_steps(self, table: Table, event: RoundSettled) -> tuple[SettlementStep, ...] | None:
-        """`steps` on the worker's open table (`streams.scaleout.open_rounds`): its mutable
-        round read as it is, as the session's `hot.decide_settle` reads it (nothing changed)."""
-        current = table.round
-        facts = self._table(event.table_id)
-        if (
-            current is None
-            or facts is None
-            or current.round_id != event.round_id
-            or event.seq <= table.last_seq
-            or event.event_id in current.indexed().event_ids
-        ):
-            return None
+    def open_steps(
+        self, facts: TableFacts, current: Round, event: RoundSettled
+    ) -> tuple[SettlementStep, ...] | None:
+        """`steps` on the worker's open table (`streams.scaleout.open_rounds`), once the
+        session's checks (`hot._head`) found ``current`` the round ``event`` settles: the
+        mutable round read as it is, as the session's `hot.decide_settle` reads it (nothing
+        changed)."""
         steps = sure_steps(self._config, facts, current, event, self._meter)
         return None if steps is None else tuple(steps)
 

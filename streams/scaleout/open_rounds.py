@@ -20,9 +20,9 @@ from collections.abc import Callable
 from typing import Any, Final, cast
 
 from controller.config.floor import FloorConfig
-from controller.fast.hot import decide_decision, decide_open, decide_wager
+from controller.fast.hot import _head, decide_decision, decide_open, decide_wager
 from controller.fast.lane import Entry, claims_of
-from controller.fast.records import KNOWN_SHAPES, Table
+from controller.fast.records import KNOWN_SHAPES
 from controller.fast.session import Session
 from controller.model.errors import RuleViolation
 from controller.model.events import Event
@@ -45,7 +45,7 @@ from streams.scaleout import table_read
 from streams.scaleout.heard import new_heard
 from streams.scaleout.open_table import OpenTable, opened, sealed
 from streams.scaleout.records import Processed, SourcePos, output, processed
-from streams.scaleout.rounds import DIGEST, RoundProcessor
+from streams.scaleout.rounds import RoundProcessor, digest_of
 from streams.scaleout.table_record import TableRecord
 
 Decider = Callable[[Session, Any], tuple[Event, ...] | None]
@@ -130,19 +130,14 @@ class OpenRoundProcessor(RoundProcessor):
         `_accept`'s outputs for an event with no steps. An id known already (`earlier`) is left
         to `_event`, which tells a duplicate from a reused id."""
         event_id: str = item.event_id
-        if record.earlier(event_id) is not None:
-            return None
-        table = record if type(record) is OpenTable else opened(cast(TableRecord, record))
+        table = self._opened(record, event_id)
         if table is None:
             return None
         session, table_id = self._session, table.table_id
-        session.tables[table_id] = table.table  # what `hot._head_of` reads
         if decider(session, item) is None:
             return None  # `hot`: an answer of None changed nothing
         encoded = encode(cast(TableEvent, item)) if payload is None else payload
-        hashed = DIGEST.copy()  # as `_event` digests it
-        hashed.update(encoded)
-        table.took(event_id, pos, hashed.hexdigest())
+        table.took(event_id, pos, digest_of(encoded))
         table.logs(event_id, encoded)
         outputs = (
             output(self._events, table_id, encoded, event_id),
@@ -165,26 +160,21 @@ class OpenRoundProcessor(RoundProcessor):
         round's wagers and decisions are never frozen unless the batch ends with the round in
         the table (`OpenTable.seal`). An id known already is left to `_event`."""
         event_id = event.event_id
-        if record.earlier(event_id) is not None:
-            return None
-        table = record if type(record) is OpenTable else opened(cast(TableRecord, record))
+        table = self._opened(record, event_id)
         if table is None:
             return None
         mutable, kind = table.table, type(event)
         if kind is RoundOpened:
-            self._session.tables[table.table_id] = mutable  # what `decide_open` reads
             if decide_open(self._session, cast(RoundOpened, event)) is None:
                 return None
             table.opens()
             steps: tuple[TableStep, ...] = ()
         else:
-            found = self._open_steps(mutable, event)
+            found = self._open_steps(event)
             if found is None:
                 return None
             steps = found
         encoded = encode(event) if payload is None else payload
-        hashed = DIGEST.copy()  # as `_event` digests it
-        hashed.update(encoded)
         contributed: list[tuple[str, Entry]] = []
         outputs = self._outputs(event, steps, pos, encoded, contributed)
         current = mutable.round
@@ -193,23 +183,32 @@ class OpenRoundProcessor(RoundProcessor):
             current.event_ids.add(event_id)
             current.contributions.extend(entry for _, entry in contributed)
             mutable.last_seq = event.seq
-        table.took(event_id, pos, hashed.hexdigest())
+        table.took(event_id, pos, digest_of(encoded))
         return processed("accepted", table, tuple(outputs))
 
-    def _open_steps(self, mutable: Table, event: TableEvent) -> tuple[TableStep, ...] | None:
-        """A lock's claims or a settlement's steps decided on the open table, None if not sure."""
-        if type(event) is RoundSettled:
-            return self._settle.open_steps(mutable, event)
-        current = mutable.round
-        lock = cast(WagersLocked, event)
-        table_def = self._config.tables.get(lock.table_id)
-        if (  # `lane.lock_claims`' checks, on the mutable round
-            table_def is None
-            or current is None
-            or lock.seq <= mutable.last_seq
-            or current.round_id != lock.round_id
-            or current.phase != "open"
-            or lock.event_id in current.indexed().event_ids
-        ):
+    def _opened(self, record: TableRecord | OpenTable, event_id: str) -> OpenTable | None:
+        """The table's record opened for an input (from ``record`` if it is frozen) and put
+        where the session's deciders read it; None for an id known already (`earlier`: left to
+        `_event`, which tells a duplicate from a reused id) or a record that cannot open."""
+        if record.earlier(event_id) is not None:
             return None
-        return claims_of(self._config, table_def, lock, current.settled_wagers())
+        table = record if type(record) is OpenTable else opened(cast(TableRecord, record))
+        if table is not None:
+            self._session.tables[table.table_id] = table.table  # what `hot._head_of` reads
+        return table
+
+    def _open_steps(self, event: TableEvent) -> tuple[TableStep, ...] | None:
+        """A lock's claims or a settlement's steps decided on the open table the session holds,
+        None if not sure: the session's own checks first (`hot._head`: a known table, its
+        current round named, a newer seq, an id not seen in the round), then a lock's open
+        phase (`lane.lock_claims`' checks, on the mutable round)."""
+        head = _head(self._session, event)
+        if head is None:
+            return None
+        facts, _table, current = head
+        if type(event) is RoundSettled:
+            return self._settle.open_steps(facts, current, event)
+        if current.phase != "open":
+            return None
+        lock = cast(WagersLocked, event)
+        return claims_of(self._config, facts.definition, lock, current.settled_wagers())

@@ -105,6 +105,14 @@ _CLAIMS: Final = (ContributionClaim, ReversalClaim, HitClaim)
 DIGEST: Final = hashlib.blake2b(digest_size=8)
 
 
+def digest_of(encoded: bytes) -> str:
+    """An input's digest as a table record keeps it (`TableRecord.earlier`): ``blake2b(encoded,
+    digest_size=8)``, its parameters set once (`DIGEST`)."""
+    hashed = DIGEST.copy()
+    hashed.update(encoded)
+    return hashed.hexdigest()
+
+
 class RoundProcessor:
     """Validation, hand evaluation, envy, contributions and award claims for one table event."""
 
@@ -151,9 +159,7 @@ class RoundProcessor:
             return processed("heartbeat", record.stamped(pos) if record else None, heard)
         # once: the digest and the events topic's record share it (the native decoder's, if any)
         encoded = encode(event) if payload is None else payload
-        hashed = DIGEST.copy()  # ``blake2b(encoded, digest_size=8)``, its parameters set once
-        hashed.update(encoded)
-        digest = hashed.hexdigest()
+        digest = digest_of(encoded)
         earlier = record.earlier(event.event_id) if record is not None else None
         if record is not None and earlier in ("", digest):
             heard = (self._heard(event.table_id, "duplicate", event.event_id, pos),)

@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.fast.records import Table
+from controller.fast.records import Round
+from controller.fast.tables import TableFacts
 from controller.model.state import TableState
 from controller.model.table_events import RoundSettled
 from streams.scaleout.fast_settle import FastSettle
@@ -69,8 +70,10 @@ def test_a_long_floor_with_every_outcome(
         answers["reference" if got is None else ("awards" if got else "none")] += 1
         return got
 
-    def counted_open(self: FastSettle, table: Table, event: RoundSettled) -> object:
-        got = open_steps(self, table, event)
+    def counted_open(
+        self: FastSettle, facts: TableFacts, current: Round, event: RoundSettled
+    ) -> object:
+        got = open_steps(self, facts, current, event)
         answers["open"] += 1  # decided on the worker's open table (`open_rounds._kept`)
         if got is not None:
             answers["awards" if got else "none"] += 1
