@@ -140,3 +140,40 @@ def test_the_changelog_fragments_are_cut_from_the_grown_events_log_records(
             assert table_record_to_bytes(shut) == table_bytes.reference_bytes(records[table])
     assert written > 20
     assert encoded == []
+
+
+def _again(line: bytes) -> bytes:
+    """The same event under a new id and the next seq: a device sending it a second time."""
+    raw = json.loads(line)
+    raw["event_id"], raw["seq"] = f"{raw['event_id']}-again", raw["seq"] + 1
+    return json.dumps(raw, separators=(",", ":")).encode()
+
+
+def test_a_second_lock_or_settlement_of_a_round_gets_the_references_answer() -> None:
+    """A lock sent again under a new id once the round is locked, and a settlement sent again
+    once it is settled (the round no longer open): the open table leaves each to the reference,
+    which refuses it. Tried on every lock and settlement of a floor, each against the record as
+    it stands then (not kept)."""
+    processor, lines = _floor(600)
+    records: dict[str, TableRecord] = {}
+    tried: dict[str, int] = {}
+    for offset, (table, line) in enumerate(lines):
+        pos = SourcePos(NAMES.table_events, 0, offset, 1_796_000_000_000)
+        ref = processor.process(records.get(table), table, line, pos)
+        assert ref.record is not None
+        records[table] = ref.record
+        kind = json.loads(line)["type"]
+        if kind not in ("wagers_locked", "round_settled") or ref.outcome != "accepted":
+            continue
+        again, after = _again(line), SourcePos(NAMES.table_events, 0, offset + 1, pos.timestamp_ms)
+        want = processor.process(ref.record, table, again, after)
+        got = processor.process_open(_twin(ref.record), table, again, after)
+        assert (got.outcome, got.outputs) == (want.outcome, want.outputs)
+        assert want.outcome == "rejected"
+        tried[kind] = tried.get(kind, 0) + 1
+    assert min(tried.values(), default=0) > 5, tried
+
+
+def _twin(record: TableRecord) -> TableRecord:
+    """A copy of ``record`` through its changelog bytes (the open path must not touch it)."""
+    return table_record_from_bytes(table_record_to_bytes(record))
