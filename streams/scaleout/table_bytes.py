@@ -42,23 +42,41 @@ Fragments = dict[tuple[str, str], tuple[Sequence[TableEvent], list[Raw]]]
 _CACHE: Final[Fragments] = {}
 
 
-def fragments(cache: Fragments, key: tuple[str, str], events: Sequence[TableEvent]) -> list[Raw]:
+def fragments(
+    cache: Fragments,
+    key: tuple[str, str],
+    events: Sequence[TableEvent],
+    payloads: Mapping[str, bytes] | None = None,
+) -> list[Raw]:
     """The encoded contract dicts of ``events``: those of the same event objects the table's
-    last record held taken from ``cache``, the rest encoded (and kept for the next record)."""
+    last record held taken from ``cache``, the rest encoded (and kept for the next record); an
+    event whose log record ``payloads`` holds (by event id) has its dict cut from it
+    (`contract_bytes`) instead of encoded."""
     held = cache.get(key)
     if held is not None:
         old, raws = held
         if old is events:
             return raws
         if len(old) <= len(events) and all(map(operator.is_, old, events)):
-            raws = raws + [Raw(FAST_WRITER.encode(to_contract(e))) for e in events[len(old) :]]
+            raws = raws + _encoded(events[len(old) :], payloads)
             cache[key] = (events, raws)
             return raws
     elif len(cache) >= MAX_TABLES:
         cache.clear()
-    raws = [Raw(FAST_WRITER.encode(to_contract(e))) for e in events]
+    raws = _encoded(events, payloads)
     cache[key] = (events, raws)
     return raws
+
+
+def _encoded(events: Sequence[TableEvent], payloads: Mapping[str, bytes] | None) -> list[Raw]:
+    if payloads is None:
+        return [Raw(FAST_WRITER.encode(to_contract(e))) for e in events]
+    return [_cut_or_encoded(e, payloads.get(e.event_id)) for e in events]
+
+
+def _cut_or_encoded(event: TableEvent, payload: bytes | None) -> Raw:
+    cut = None if payload is None else contract_bytes(payload)
+    return Raw(FAST_WRITER.encode(to_contract(event)) if cut is None else cut)
 
 
 #: What a table event's log record holds besides its contract dict (`controller.codec.
@@ -87,23 +105,8 @@ def prime(
     about to be written (`table_bytes` then encodes none of them), each new one cut from its log
     record in ``payloads`` (by event id: the round lane's open table keeps them,
     `streams.scaleout.open_table`) when it is there, else encoded as `fragments` does."""
-    for name, events in (("wagers", current.wagers), ("decisions", current.decisions)):
-        key = (table_id, name)
-        held = cache.get(key)
-        start, raws = 0, []
-        if held is not None:
-            old, kept = held
-            if old is events:
-                continue
-            if len(old) <= len(events) and all(map(operator.is_, old, events)):
-                start, raws = len(old), list(kept)
-        elif len(cache) >= MAX_TABLES:
-            cache.clear()
-        for event in events[start:]:
-            payload = payloads.get(event.event_id)
-            cut = None if payload is None else contract_bytes(payload)
-            raws.append(Raw(FAST_WRITER.encode(to_contract(event)) if cut is None else cut))
-        cache[key] = (events, raws)
+    fragments(cache, (table_id, "wagers"), current.wagers, payloads)
+    fragments(cache, (table_id, "decisions"), current.decisions, payloads)
 
 
 def table_bytes(record: TableRecord, cache: Fragments = _CACHE) -> bytes:
