@@ -26,6 +26,7 @@ from typing import Any, Final, cast, final
 import msgspec
 
 from controller.fast import Session
+from controller.fast.hot import Decider
 from controller.model.events import ContributionRecorded
 from controller.model.table_events import TableEventBase
 from streams import native
@@ -46,7 +47,7 @@ from streams.embedded.batch import (
     new_record,
 )
 from streams.embedded.intake import refuse
-from streams.embedded.made import Decider, decoder, hot_kinds, walker
+from streams.embedded.made import decoder, hot_kinds, walker
 from streams.embedded.parsed import parsed_line
 from streams.embedded.received import before_second, utc_second, vouched_ahead_reason
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controller.fast import Session
-from controller.model.events import Event
+from controller.fast.hot import Decider
 from controller.model.table_events import DecisionMade, RoundOpened, WagerPlaced, WagersLocked
 from streams import native
 from streams.codec.writer import TABLE_PLANS, Plan
@@ -20,7 +19,6 @@ from streams.door.contract_structs import (
 )
 from streams.door.hot_lines import HOT_KINDS, hot_heads_decoder, hot_walker
 
-Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 Hot = dict[type, tuple[Decider, Plan]]
 
 

@@ -16,16 +16,14 @@ differential harness (``tests/streams/scaleout/test_open_table.py``,
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Final, cast
 
 from controller.config.floor import FloorConfig
-from controller.fast.hot import _head, decide_decision, decide_open, decide_wager
+from controller.fast.hot import Decider, _head, decide_decision, decide_open, decide_wager
 from controller.fast.lane import Entry, claims_of
 from controller.fast.records import KNOWN_SHAPES
 from controller.fast.session import Session
 from controller.model.errors import RuleViolation
-from controller.model.events import Event
 from controller.model.state import FloorState
 from controller.model.table_events import (
     DecisionMade,
@@ -47,8 +45,6 @@ from streams.scaleout.open_table import OpenTable, opened, sealed
 from streams.scaleout.records import Processed, SourcePos, output, processed
 from streams.scaleout.rounds import RoundProcessor, digest_of
 from streams.scaleout.table_record import TableRecord
-
-Decider = Callable[[Session, Any], tuple[Event, ...] | None]
 
 
 def _deciders() -> dict[type, Decider]:
