@@ -5,6 +5,10 @@ Importing `streams.compiled` first installs its finder before any test imports
 exercise. A build that no longer matches its sources ends the session at once with one line:
 an edited ``.py`` must never be tested through an old compiled copy, nor silently fall back to
 interpreted while the build sits there. ``JACKPOT_COMPILED=0`` tests the interpreted path.
+
+Hypothesis runs without its per-example deadline suite-wide: a deadline is a timed test, and
+timing belongs in the benchmarks (`bench/`); on a loaded 2-core CI host a slow example is
+noise, not a failure of the rules (tests that set their own settings keep the rest of them).
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings
 
 from streams import compiled
+
+settings.register_profile("jackpot", deadline=None)
+settings.load_profile("jackpot")
 
 
 def pytest_configure(config: pytest.Config) -> None:
