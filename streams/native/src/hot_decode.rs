@@ -37,7 +37,10 @@ extern "C" {
 thread_local! {
     /// The buffer a hot line's payload is written into before its `bytes` is made: one pass of
     /// `write_into` and a copy, not a pass to count the bytes and another to write them (the
-    /// buffer is kept, so no allocation a line once it has grown to a line's size).
+    /// buffer is kept, so no allocation a line once it has grown to a line's size: at most the
+    /// door's fast limit and a few bytes, `limit`). It is borrowed only around that pass and
+    /// the `bytes`' allocation, which runs no Python code (a `bytes` is not collected), so
+    /// the borrow cannot be asked for again while it is held.
     static PAYLOAD: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
