@@ -15,12 +15,13 @@
 //! answer here is always the door's. `tests/streams/native/test_hot_decode.py` compares the two.
 
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
-use crate::hot_line::{members_of, write_into, Check, Count, Fields, Fill, Members, Val, KINDS, MAX_KEYS};
 use crate::hot_entry::{builtin, DECODE, DECODE_HEADS};
+use crate::hot_line::{members_of, write_into, Check, Fields, Members, Val, KINDS, MAX_KEYS};
 use crate::kept::{as_ascii, Kept};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
+use std::cell::RefCell;
 use std::ptr;
 
 extern "C" {
@@ -31,6 +32,16 @@ extern "C" {
         nargsf: usize,
         kwnames: *mut ffi::PyObject,
     ) -> *mut ffi::PyObject;
+}
+
+thread_local! {
+    /// The buffer a hot line's payload is written into before its `bytes` is made: one pass of
+    /// `write_into` and a copy, not a pass to count the bytes and another to write them (the
+    /// buffer is kept, so no allocation a line once it has grown to a line's size: at most the
+    /// door's fast limit and a few bytes, `limit`). It is borrowed only around that pass and
+    /// the `bytes`' allocation, which runs no Python code (a `bytes` is not collected), so
+    /// the borrow cannot be asked for again while it is held.
+    static PAYLOAD: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A literal of the contract: its text and the object the struct holds for it.
@@ -213,13 +224,12 @@ impl HotDecoder {
             let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
             Bound::from_owned_ptr_or_err(py, raw)?
         };
-        let mut size = Count::default();
-        write_into(&read, &mut size);
-        let payload = PyBytes::new_bound_with(py, size.0, |buffer| {
-            write_into(&read, &mut Fill { buffer, at: 0 });
-            Ok(())
-        })?
-        .into_any();
+        let payload = PAYLOAD.with(|kept| {
+            let mut buffer = kept.borrow_mut();
+            buffer.clear();
+            write_into(&read, &mut *buffer);
+            PyBytes::new_bound(py, &buffer).into_any()
+        });
         let heads = self.heads[kind]
             .map(|at| values[at].clone().expect("a head is one of its kind's decoded fields"));
         Ok(Some(Decoded { kind, made: made.into_any(), payload, heads }))

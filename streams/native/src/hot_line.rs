@@ -230,10 +230,8 @@ pub(crate) fn kind_of(members: &[(&[u8], Val<'_>)]) -> Option<(usize, Fields)> {
     }
 }
 
-/// Where `write_into` writes a payload: a `Vec` (`write_payload`), a count of its bytes
-/// (`Count`), or the exact-sized buffer of a new `bytes` (`Fill`: the hot decoder writes the
-/// payload in place, no `Vec` made, freed and copied). One writer for all three, so the count
-/// and the bytes cannot disagree.
+/// Where `write_into` writes a payload: a `Vec` (`write_payload`, and the hot decoder's kept
+/// buffer, copied into its `bytes`), or an exact-sized buffer (`Fill`: `tail::framed`'s).
 pub(crate) trait Sink {
     fn put(&mut self, byte: u8);
     fn put_all(&mut self, bytes: &[u8]);
@@ -256,26 +254,7 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// The number of bytes a payload takes.
-#[derive(Default)]
-pub(crate) struct Count(pub usize);
-
-impl Sink for Count {
-    #[inline]
-    fn put(&mut self, _: u8) {
-        self.0 += 1;
-    }
-    #[inline]
-    fn put_all(&mut self, bytes: &[u8]) {
-        self.0 += bytes.len();
-    }
-    #[inline]
-    fn at_start(&self) -> bool {
-        self.0 <= 1
-    }
-}
-
-/// A buffer of an exact size (`Count`'s, or one summed up front: `tail::framed`), filled from
+/// A buffer of an exact size (one summed up front: `tail::framed`), filled from
 /// the start. A write past its end panics (a bounds check: the caller's `bytes` is then refused, never short or overrun).
 pub(crate) struct Fill<'a> {
     pub buffer: &'a mut [u8],
