@@ -28,7 +28,6 @@ from controller.fast.build import CLAIM_FIELDS, builder
 from controller.fast.hot import _amount_ok  # `_check_decision_amount`, as the session checks it
 from controller.meter import ContributionClaim
 from controller.model.games import GAMES
-from controller.model.money import contribution_subunits
 from controller.model.state import RoundState, TableState
 from controller.model.table_events import (
     DecisionMade,
@@ -193,8 +192,9 @@ def claims_of(
         if meter is None:  # the reference's KeyError, worded by the reference
             return None
         rates, cents = meter.progressive, wager.amount_cents
-        primary = contribution_subunits(cents, rates.primary_ppm)
-        reserve = contribution_subunits(cents, rates.reserve_ppm)
+        # `contribution_subunits` written out (cents x ppm, exact in sub-units: 649a.12(e)(3)),
+        # as `controller.fast.lock` writes it: two interpreted calls a claim less
+        primary, reserve = cents * rates.primary_ppm, cents * rates.reserve_ppm
         head = (meter_id, table_id, round_id, wager.seat, wager.wager, wager.on, cents)
         claims.append(_claim(*head, primary, reserve, at))
     return tuple(claims)

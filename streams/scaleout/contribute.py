@@ -38,6 +38,9 @@ class Contributions:
     def __init__(self, config: FloorConfig, events: str, claims: str) -> None:
         self._meters, self._events, self._claims = config.meters, events, claims
         self._topics = (events, claims)
+        #: the meters that are no mystery level (`grown` asks per claim: the definition's
+        #: ``mystery`` is a property, an interpreted call a claim from here)
+        self._plain = {key: meter for key, meter in config.meters.items() if not meter.mystery}
 
     def contributed(
         self, record: MeterRecord, claim: ContributionClaim, table_seq: int, index: int
@@ -70,8 +73,8 @@ class Contributions:
         """`contributed` the worker's way (`streams.scaleout.open_meter`): the claim added to
         the meter's open record (opened from ``record`` if it is frozen), the open record and
         the claim's outputs; None when it is not the plain case, an open ``record`` unchanged."""
-        definition = self._meters.get(claim.meter_id)
-        if definition is None or definition.mystery or not OPENABLE:
+        definition = self._plain.get(claim.meter_id)  # (None: no such meter, or a mystery)
+        if definition is None or not OPENABLE:
             return None
         here = (table_seq, index)
         mark = record.marks.get(claim.table_id)

@@ -28,16 +28,29 @@ from controller.config.floor import MeterDef
 from controller.fast.meter_lane import METER_FIELDS, METER_PLAIN, meter_event
 from controller.model.events import ContributionRecorded
 from controller.model.state import MeterState
+from streams import native
 from streams.codec import Output
 from streams.scaleout.diverts import divert_output
 from streams.scaleout.meters import MeterRecord, meter_record
-from streams.scaleout.records import event_output, fast_builder
+from streams.scaleout.records import event_output, fast_builder, output
 
 if TYPE_CHECKING:
     from immutables import MapMutation
 
 #: `MeterState`'s positional maker, as `controller.fast.meter_lane.next_meter` builds it
 _METER: Final = fast_builder(MeterState, METER_FIELDS)
+#: the extension's writer of a contribution's log record, as `records.event_output` writes it
+#: (None without the extension)
+_WRITER: Final = native.contribution_writer(ContributionRecorded)
+
+
+def _recorded_output(topic: str, key: str, event: ContributionRecorded, dedupe_id: str) -> Output:
+    """`records.event_output(topic, key, event, dedupe_id)` of a contribution on the meter
+    events topic: its record written natively when the extension runs (`_WRITER`)."""
+    written = None if _WRITER is None else _WRITER(event)
+    if written is None:
+        return event_output(topic, key, event, dedupe_id)
+    return output(topic, key, written, dedupe_id)
 
 
 class OpenMeter:
@@ -94,7 +107,7 @@ class OpenMeter:
             rounds.set(table_id, (claim.round_id, pooled, reserve))
         self.marks[table_id] = mark  # `{**marks, table: mark}`: an old key keeps its place
         meter_id = self.meter_id
-        first = event_output(topics[0], meter_id, event, f"{meter_id}@{seq}")
+        first = _recorded_output(topics[0], meter_id, event, f"{meter_id}@{seq}")
         onward = divert_output(topics[1], event) if diverted else None  # (None: none diverted)
         return (first,) if onward is None else (first, onward)
 

@@ -30,11 +30,20 @@ from controller.fast.records import Table
 from controller.model.table_events import DecisionMade, WagerPlaced
 from streams.scaleout.records import SourcePos
 from streams.scaleout.table_bytes import prime
-from streams.scaleout.table_read import built
+from streams.scaleout.table_read import BUILDS
 from streams.scaleout.table_record import RECENT_IDS, TableRecord, new_record
 
-#: `table_read.built`, its answer as the round's lists keep it (a wager's or decision's event)
-_built: Final = cast("Callable[[Any], Any]", built)
+#: `table_read.BUILDS`, read by `event_of`
+_BUILDS: Final = cast("dict[type, Callable[[Any], Any]]", BUILDS)
+
+
+def event_of(item: Any) -> Any:
+    """`table_read.built` (the frozen event of a struct `read_open` gave, ``item`` itself if
+    it is an event), here because this module is compiled: called interpreted, its frame cost
+    ~1k instructions a struct, once for every sealed wager and decision and every input that is
+    not grown (issue 13, branch ``k13-s26``)."""
+    build = _BUILDS.get(type(item))
+    return item if build is None else build(item)
 
 
 class OpenTable:
@@ -98,8 +107,8 @@ class OpenTable:
         current = self.table.round
         if current is not None:  # each struct's event built as `table_read` builds it
             wagers, decisions = current.wagers, current.decisions
-            current.wagers = [w if type(w) is WagerPlaced else _built(w) for w in wagers]
-            current.decisions = [d if type(d) is DecisionMade else _built(d) for d in decisions]
+            current.wagers = [w if type(w) is WagerPlaced else event_of(w) for w in wagers]
+            current.decisions = [d if type(d) is DecisionMade else event_of(d) for d in decisions]
         state = self.table.freeze()
         if state.round is not None and self.payloads:  # its fragments from the log records
             prime(self.table_id, state.round, self.payloads)

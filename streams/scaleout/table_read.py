@@ -72,7 +72,7 @@ def read(raw: bytes, hot: native.HotDecode | None) -> tuple[TableEvent | Heartbe
     if decoded is None:
         return read_event(raw), None
     struct, payload = decoded
-    return _BUILDS[type(struct)](struct), payload
+    return BUILDS[type(struct)](struct), payload
 
 
 def read_open(raw: bytes, hot: native.HotDecode | None) -> tuple[Any, bytes | None]:
@@ -86,7 +86,7 @@ def read_open(raw: bytes, hot: native.HotDecode | None) -> tuple[Any, bytes | No
 
 def built(item: Any) -> TableEvent | Heartbeat:
     """The frozen event of a struct `read_open` gave (``item`` itself if it is an event)."""
-    build = _BUILDS.get(type(item))
+    build = BUILDS.get(type(item))
     return item if build is None else build(item)
 
 
@@ -95,7 +95,7 @@ def read_event(raw: bytes) -> TableEvent | Heartbeat:
     struct = try_decode_line(raw)
     if struct is None:  # the door's own fallback: the schema decides and words the refusal
         return to_event(validate_table_event(parse_json_line(raw)))
-    build = _BUILDS.get(type(struct))
+    build = BUILDS.get(type(struct))
     if build is not None:
         return build(struct)
     if isinstance(struct, HeartbeatStruct):
@@ -124,7 +124,9 @@ def _decision(e: DecisionStruct) -> TableEvent:
     return _DECISION(*head, e.seat, e.action, amount, e.discards)
 
 
-_BUILDS: Final[dict[type, Callable[[Any], TableEvent]]] = {
+#: The event builder of each hot struct (`built`'s; the open table's compiled `event_of` reads it
+#: too, so that an input or a sealed wager pays no interpreted call for the lookup).
+BUILDS: Final[dict[type, Callable[[Any], TableEvent]]] = {
     RoundOpenedStruct: _opened,
     WagerPlacedStruct: _wager,
     WagersLockedStruct: _locked,
