@@ -34,14 +34,17 @@ ANSWER = ("event_id", "status", "reason")
 ANY = st.one_of(st.text(), st.binary(), st.integers(), st.none(), st.booleans())
 
 
-def _native(cls: type, given_: tuple[str, ...]) -> Any:
+def native_builder(cls: type, given_: tuple[str, ...]) -> Any:
+    """The native `Builder` of ``cls`` for ``given_``, the other fields at their defaults."""
     defaults = slot_defaults(cls, given_)
     assert defaults is not None
     assert BUILT is not None
     return BUILT.Builder(cls, list(given_), list(defaults.items()))
 
 
-def _same(made: object, expected: object) -> None:
+def same_object(made: object, expected: object) -> None:
+    """``made`` is ``expected``'s equal in every way a reader can tell (also used by
+    `test_slots_in_place`)."""
     assert type(made) is type(expected)
     assert dataclasses.astuple(made) == dataclasses.astuple(expected)  # type: ignore[call-overload]
     assert made == expected
@@ -52,17 +55,17 @@ def _same(made: object, expected: object) -> None:
 @given(st.tuples(ANY, ANY, ANY, ANY))
 def test_a_log_record_is_the_constructors(values: tuple[object, ...]) -> None:
     expected = LogRecord(*values)  # type: ignore[arg-type]
-    built = _native(LogRecord, RECORD)
-    _same(built(*values), expected)
-    _same(built.fast()(*values), expected)
+    built = native_builder(LogRecord, RECORD)
+    same_object(built(*values), expected)
+    same_object(built.fast()(*values), expected)
 
 
 @given(st.tuples(ANY, ANY, ANY))
 def test_an_answer_is_the_constructors_with_its_defaults(values: tuple[object, ...]) -> None:
     expected = Outcome(*values)  # type: ignore[arg-type]
-    built = _native(Outcome, ANSWER)
-    _same(built(*values), expected)
-    _same(built.fast()(*values), expected)
+    built = native_builder(Outcome, ANSWER)
+    same_object(built(*values), expected)
+    same_object(built.fast()(*values), expected)
 
 
 def test_the_engine_uses_the_native_builders_when_it_runs_the_extension() -> None:
@@ -70,14 +73,14 @@ def test_the_engine_uses_the_native_builders_when_it_runs_the_extension() -> Non
     for made in (batch.new_record, batch.new_answer):
         bound = getattr(made, "__self__", None)
         assert (type(bound).__name__ == "Builder") is native_runs
-    _same(batch.new_record("T", b"{}", "e", "now"), LogRecord("T", b"{}", "e", "now"))
-    _same(batch.new_answer("e", "accepted", ""), Outcome("e", "accepted", ""))
+    same_object(batch.new_record("T", b"{}", "e", "now"), LogRecord("T", b"{}", "e", "now"))
+    same_object(batch.new_answer("e", "accepted", ""), Outcome("e", "accepted", ""))
 
 
 @pytest.mark.parametrize("fast", [False, True])
 @pytest.mark.parametrize("count", [0, 2, 5])
 def test_a_wrong_count_of_values_is_refused(fast: bool, count: int) -> None:
-    built = _native(LogRecord, RECORD)
+    built = native_builder(LogRecord, RECORD)
     call = built.fast() if fast else built
     with pytest.raises(TypeError, match=f"takes 4 positional arguments but {count} were given"):
         call(*["x"] * count)
@@ -113,9 +116,9 @@ def test_the_locks_contribution_is_the_constructors(values: tuple[object, ...]) 
     native_runs = native.load() is not None
     assert (type(getattr(installed, "__self__", None)).__name__ == "Builder") is native_runs
     assert native_runs or installed is contribution.contribution
-    for build in (installed, _native(ContributionRecorded, contribution.GIVEN)):
+    for build in (installed, native_builder(ContributionRecorded, contribution.GIVEN)):
         made = build(*values)
-        _same(made, expected)
+        same_object(made, expected)
         assert encode(made) == encode(expected)
 
 
@@ -140,15 +143,15 @@ def test_only_a_record_of_atomic_values_is_left_untracked(
     leaves it untracked by the collector, as CPython leaves such a tuple; one other value
     anywhere (a tuple, a frozenset) and it is tracked, as the constructor's is. Either
     way it is the constructor's record."""
-    built = _native(LogRecord, RECORD)
+    built = native_builder(LogRecord, RECORD)
     for build in (built, built.fast()):
         made = build(*values)
-        _same(made, LogRecord(*values))  # type: ignore[arg-type]
+        same_object(made, LogRecord(*values))  # type: ignore[arg-type]
         assert not gc.is_tracked(made)
         at = data.draw(st.integers(0, len(values) - 1))
         mixed = (*values[:at], data.draw(NESTED), *values[at + 1 :])
         held = build(*mixed)
-        _same(held, LogRecord(*mixed))  # type: ignore[arg-type]
+        same_object(held, LogRecord(*mixed))  # type: ignore[arg-type]
         assert gc.is_tracked(held)
 
 
@@ -158,7 +161,7 @@ def test_a_builder_with_a_container_default_leaves_its_objects_tracked() -> None
     assert BUILT is not None
     built = BUILT.Builder(Outcome, ["event_id", "status"], [("reason", [])])
     assert gc.is_tracked(built.fast()("e", "accepted"))
-    assert not gc.is_tracked(_native(Outcome, ("event_id", "status"))("e", "accepted"))
+    assert not gc.is_tracked(native_builder(Outcome, ("event_id", "status"))("e", "accepted"))
     if native.load() is not None:  # the engine's own constructors
         assert not gc.is_tracked(batch.new_answer("e", "accepted", ""))
         assert not gc.is_tracked(batch.new_record("k", b"{}", "", "now"))

@@ -12,19 +12,18 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.fast import contribution
-from controller.fast.build import slot_defaults
 from controller.model.events import ContributionRecorded
 from streams import native
 from streams.embedded import batch
 from streams.embedded.intake import Outcome
 from streams.ports import LogRecord
+from tests.streams.native.test_slots import native_builder, same_object
 
 BUILT = native.current_build()
 pytestmark = pytest.mark.skipif(BUILT is None, reason="no current native build (make fast)")
@@ -49,25 +48,10 @@ class _Unslotted:
     second: object = None
 
 
-def _builder(cls: type, given_: tuple[str, ...]) -> Any:
-    defaults = slot_defaults(cls, given_)
-    assert defaults is not None
-    assert BUILT is not None
-    return BUILT.Builder(cls, list(given_), list(defaults.items()))
-
-
-def _same(made: object, expected: object) -> None:
-    assert type(made) is type(expected)
-    assert dataclasses.astuple(made) == dataclasses.astuple(expected)  # type: ignore[call-overload]
-    assert made == expected
-    assert hash(made) == hash(expected)
-    assert repr(made) == repr(expected)
-
-
 def test_the_engines_builders_write_in_place() -> None:
-    assert _builder(LogRecord, ("key", "payload", "dedupe_id", "received_at")).in_place
-    assert _builder(Outcome, ("event_id", "status", "reason")).in_place
-    assert _builder(ContributionRecorded, contribution.GIVEN).in_place
+    assert native_builder(LogRecord, ("key", "payload", "dedupe_id", "received_at")).in_place
+    assert native_builder(Outcome, ("event_id", "status", "reason")).in_place
+    assert native_builder(ContributionRecorded, contribution.GIVEN).in_place
     if native.load() is not None:  # the engine's own constructors
         assert batch.new_record.__self__.in_place  # type: ignore[attr-defined]
         assert batch.new_answer.__self__.in_place  # type: ignore[attr-defined]
@@ -77,24 +61,24 @@ def test_the_engines_builders_write_in_place() -> None:
 def test_inherited_slots_are_found_and_filled(values: tuple[object, ...]) -> None:
     """Slots of two classes (the base's and the subclass's), given and defaulted, in an order
     that is not the classes' own."""
-    built = _builder(_Derived, ("third", "first", "second"))
+    built = native_builder(_Derived, ("third", "first", "second"))
     assert built.in_place
     third, first, second = values
     for build in (built, built.fast()):
-        _same(build(*values), _Derived(first, second, third))
+        same_object(build(*values), _Derived(first, second, third))
 
 
 def test_a_class_with_a_field_that_is_not_a_slot_keeps_the_descriptors() -> None:
     assert BUILT is not None
     built = BUILT.Builder(_Unslotted, ["first", "second"], [])
     assert not built.in_place
-    _same(built("a", 2), _Unslotted("a", 2))
+    same_object(built("a", 2), _Unslotted("a", 2))
 
 
 def test_each_value_is_held_once_and_let_go_with_the_object() -> None:
     """One reference a slot, taken when the object is made and dropped when it is freed (a
     value missing one is freed under the object; one too many never is)."""
-    built = _builder(_Derived, ("first", "second", "third", "fourth"))
+    built = native_builder(_Derived, ("first", "second", "third", "fourth"))
     values = [object() for _ in range(4)]
     before = [sys.getrefcount(value) for value in values]
     for build in (built, built.fast()):
