@@ -21,12 +21,21 @@ are acknowledged by the broker.
   is acknowledged, and only then commits them. A record is
   acknowledged to faust after the agent's step for it (its writes) returned, so the writes
   behind every offset taken are among those waited for.
+- **Never past the head unseen.** Each partition's head is its first offset not committed (the
+  group's committed offset, else the partition's first offset). faust's commit may pass the
+  head untaken (`head_taken`), its seek leaves a fresh group's partitions past records it
+  fetched and dropped (`unsought`), and without a read offset it sees no hole before the first
+  record it delivers (`read_offsets_after_seek`). The consumer here seeks those partitions to
+  their heads, reads every hole from the head on (`gaps`), and commits nothing while the record
+  at the head is neither taken nor inside a hole read empty: a record faust dropped there is
+  read again or, if faust will not deliver it, stops the read side (`gaps.exit_skipped`, or
+  the stall watch), never passed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import faust
@@ -97,23 +106,60 @@ async def gap_after_check(
     await register(tp, hole.start, hole.stop)
 
 
+def heads_after_seek(
+    committed: Mapping[TP, int | None], earliest: Mapping[TP, int]
+) -> dict[TP, int]:
+    """Per partition, the first offset not taken after a seek (the *head*): the group's
+    committed offset, or the partition's first offset where the group has none (a fresh group
+    reads from the beginning) or retention deleted past it."""
+    return {tp: max(offset or 0, earliest.get(tp, 0)) for tp, offset in committed.items()}
+
+
+def unsought(
+    committed: Mapping[TP, int | None], heads: Mapping[TP, int], changelog: Callable[[TP], bool]
+) -> dict[TP, int]:
+    """The partitions faust's seek leaves where they are, with their heads: aiokafka's
+    `seek_to_committed` moves only a partition with a committed offset above 0, so one without
+    stays wherever its fetch got to. faust fetches records it then drops (a batch that comes in
+    while its flow is stopped for a rebalance, the rest of a batch when the generation changes)
+    and seeks back to the committed offsets to read them again: for a fresh group's partition
+    that seek did nothing, and the records were skipped. The tables' changelogs are faust's
+    recovery's own (it seeks them itself)."""
+    return {
+        tp: head
+        for tp, head in heads.items()
+        if (committed.get(tp) or 0) <= 0 and not changelog(ensure_TP(tp))
+    }
+
+
 def read_offsets_after_seek(
-    committed: Mapping[TP, int | None], *, guarded: bool
-) -> dict[TP, int | None]:
-    """The read offsets faust keeps after seeking to ``committed``: the offset of the last
-    record taken, which is the one before the committed (next) offset. faust sets the committed
-    offset itself, so a record missing right there (the first after a restart) makes no jump
-    and no hole, and its commit, which lets the offset just after the last commit pass untaken,
-    would go past it unread. One lower, that record's absence is a hole the guard reads
-    (`gaps`). Without a guard (the liveness app) faust's own values; 1 stays 1 (faust takes a
-    read offset of 0 for none)."""
+    heads: Mapping[TP, int], delivered: Mapping[TP, int | None]
+) -> dict[TP, int]:
+    """The read offsets faust keeps after a seek to ``heads``: the offset of the last record
+    taken, one below the head, so a record missing right at the head (the first after a start)
+    is a jump faust reports as a hole (`_add_gap`), which the guard reads (`gaps`). faust reads
+    a read offset of 0 as none (no hole before the first record), so a head of 0 or 1 gets -1:
+    its hole starts at 0 and `_add_gap` cuts it at the head.
 
-    def last_taken(offset: int | None) -> int | None:
-        if offset is None or offset < 0:
-            return None
-        return offset - 1 if guarded and offset > 1 else offset
+    faust delivers records while it seeks (its recovery resumes the partitions first), so a
+    partition may have ``delivered`` records of this assignment by then: its read offset stays
+    at the last of them (its records up to there were taken or read as holes), or a hole from
+    the head would hold the records just taken and the guard would stop the read side."""
 
-    return {tp: last_taken(offset) for tp, offset in committed.items()}
+    def last_taken(tp: TP, head: int) -> int:
+        below = head - 1 if head > 1 else -1
+        taken = delivered.get(tp)
+        return below if taken is None else max(taken, below)
+
+    return {tp: last_taken(tp, head) for tp, head in heads.items()}
+
+
+def head_taken(head: int, acked: Sequence[int], gaps: Any) -> bool:
+    """Whether the record at ``head`` (the first offset not committed) was taken: acked, or
+    inside a hole the guard read empty. faust's own test (`Consumer._new_offset`) lets it pass
+    untaken (its committed offset is the next one to read, and it asks only that the first
+    acked be at most one above it) and tests nothing while the group has no committed offset."""
+    return min(acked) <= head or bool(gaps.at(head))
 
 
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
@@ -146,24 +192,56 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         if guard is None:
             await super()._add_gap(tp, offset_from, offset_to)
             return
-        hole = Hole(tp.topic, tp.partition, offset_from, offset_to)
-        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, super()._add_gap))
+        start = max(offset_from, self._head(tp))  # below the head: committed, taken
+        if start >= offset_to:
+            return
+        hole = Hole(tp.topic, tp.partition, start, offset_to)
+        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, self._register_gap))
         self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
         check.add_done_callback(self._gap_checks.discard)
 
+    async def _register_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
+        """faust's step of `_add_gap` (the offsets ``offset_from`` .. ``offset_to`` count as
+        taken), cut at the head, not one above it as faust cuts: `head_taken` must find the
+        head inside a hole that starts there."""
+        start = max(offset_from, self._head(tp))
+        if start <= offset_to:
+            gaps = self._gap[tp]
+            gaps.addi(start, offset_to + 1)
+            gaps.merge_overlaps()
+
+    def _head(self, tp: TP) -> int:
+        """The first offset not committed (faust keeps 0 as None)."""
+        return self._committed_offset[tp] or 0
+
+    def _new_offset(self, tp: TP) -> int | None:
+        """faust's offset to commit (`Consumer._new_offset`), None while the record at the
+        head was not taken (`head_taken`): the commit then waits for the record, or for the
+        guard to read its hole, and never passes it unseen."""
+        acked = self._acked[tp]
+        guarded = getattr(self.app, "gap_guard", None) is not None
+        if acked and guarded and not head_taken(self._head(tp), acked, self._gap[tp]):
+            return None
+        offset: int | None = super()._new_offset(tp)
+        return offset
+
     async def perform_seek(self) -> None:
         """faust's seek to the committed offsets (`Consumer.perform_seek`, faust-streaming
-        0.15.3), each partition's read offset set by `read_offsets_after_seek`."""
+        0.15.3), each partition's head (`heads_after_seek`: its first offset where the group
+        has no commit) kept as faust's committed offset and its read offset set below it by
+        `read_offsets_after_seek`. Without a guard (the liveness app), faust's own step."""
+        if getattr(self.app, "gap_guard", None) is None:
+            await super().perform_seek()
+            return
         committed = await self.seek_to_committed()
-        guarded = getattr(self.app, "gap_guard", None) is not None
-        self._read_offset.update(read_offsets_after_seek(committed, guarded=guarded))
-        self._committed_offset.update(
-            {
-                ensure_TP(tp): offset or None
-                for tp, offset in committed.items()
-                if offset is not None
-            }
-        )
+        earliest = await self.earliest_offsets(*committed)
+        heads = heads_after_seek(committed, earliest)
+        delivered = {tp: self._read_offset.get(tp) for tp in heads}
+        fresh = unsought(committed, heads, self._is_changelog_tp)
+        if fresh:
+            await self.seek_wait(fresh)
+        self._read_offset.update(read_offsets_after_seek(heads, delivered))
+        self._committed_offset.update({ensure_TP(tp): head or None for tp, head in heads.items()})
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
         offsets = self._filter_committable_offsets(tps)
