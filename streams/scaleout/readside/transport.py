@@ -27,15 +27,18 @@ are acknowledged by the broker.
   fetched and dropped (`unsought`), and without a read offset it sees no hole before the first
   record it delivers (`read_offsets_after_seek`). The consumer here seeks those partitions to
   their heads, reads every hole from the head on (`gaps`), and commits nothing while the record
-  at the head is neither taken nor inside a hole read empty: a record faust dropped there is
-  read again or, if faust will not deliver it, stops the read side (`gaps.exit_skipped`, or
-  the stall watch), never passed.
+  at the head is neither taken nor inside a hole read empty (`heads`). A head still untaken
+  below acked records after `HEAD_WAIT_S` is read like a hole: faust skipped a record it
+  reported no hole for, and the read side exits for its supervisor (`gaps.exit_skipped`), which
+  starts it again from the committed offset, below the record: never passed.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import faust
@@ -46,6 +49,13 @@ from faust.types import TP
 
 from controller.model.errors import StoreUnavailable
 from streams.scaleout.readside.gaps import GapGuard, Hole
+from streams.scaleout.readside.heads import (
+    HEAD_WAIT_S,
+    head_taken,
+    heads_after_seek,
+    read_offsets_after_seek,
+    unsought,
+)
 
 
 class ChangelogWrites:
@@ -106,62 +116,6 @@ async def gap_after_check(
     await register(tp, hole.start, hole.stop)
 
 
-def heads_after_seek(
-    committed: Mapping[TP, int | None], earliest: Mapping[TP, int]
-) -> dict[TP, int]:
-    """Per partition, the first offset not taken after a seek (the *head*): the group's
-    committed offset, or the partition's first offset where the group has none (a fresh group
-    reads from the beginning) or retention deleted past it."""
-    return {tp: max(offset or 0, earliest.get(tp, 0)) for tp, offset in committed.items()}
-
-
-def unsought(
-    committed: Mapping[TP, int | None], heads: Mapping[TP, int], changelog: Callable[[TP], bool]
-) -> dict[TP, int]:
-    """The partitions faust's seek leaves where they are, with their heads: aiokafka's
-    `seek_to_committed` moves only a partition with a committed offset above 0, so one without
-    stays wherever its fetch got to. faust fetches records it then drops (a batch that comes in
-    while its flow is stopped for a rebalance, the rest of a batch when the generation changes)
-    and seeks back to the committed offsets to read them again: for a fresh group's partition
-    that seek did nothing, and the records were skipped. The tables' changelogs are faust's
-    recovery's own (it seeks them itself)."""
-    return {
-        tp: head
-        for tp, head in heads.items()
-        if (committed.get(tp) or 0) <= 0 and not changelog(ensure_TP(tp))
-    }
-
-
-def read_offsets_after_seek(
-    heads: Mapping[TP, int], delivered: Mapping[TP, int | None]
-) -> dict[TP, int]:
-    """The read offsets faust keeps after a seek to ``heads``: the offset of the last record
-    taken, one below the head, so a record missing right at the head (the first after a start)
-    is a jump faust reports as a hole (`_add_gap`), which the guard reads (`gaps`). faust reads
-    a read offset of 0 as none (no hole before the first record), so a head of 0 or 1 gets -1:
-    its hole starts at 0 and `_add_gap` cuts it at the head.
-
-    faust delivers records while it seeks (its recovery resumes the partitions first), so a
-    partition may have ``delivered`` records of this assignment by then: its read offset stays
-    at the last of them (its records up to there were taken or read as holes), or a hole from
-    the head would hold the records just taken and the guard would stop the read side."""
-
-    def last_taken(tp: TP, head: int) -> int:
-        below = head - 1 if head > 1 else -1
-        taken = delivered.get(tp)
-        return below if taken is None else max(taken, below)
-
-    return {tp: last_taken(tp, head) for tp, head in heads.items()}
-
-
-def head_taken(head: int, acked: Sequence[int], gaps: Any) -> bool:
-    """Whether the record at ``head`` (the first offset not committed) was taken: acked, or
-    inside a hole the guard read empty. faust's own test (`Consumer._new_offset`) lets it pass
-    untaken (its committed offset is the next one to read, and it asks only that the first
-    acked be at most one above it) and tests nothing while the group has no committed offset."""
-    return min(acked) <= head or bool(gaps.at(head))
-
-
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
@@ -176,10 +130,13 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
     between taking the offsets and committing them (module docstring)."""
 
     _gap_checks: set[asyncio.Future[None]]
+    #: per partition, its head left untaken ((generation, offset)) and since when
+    _heads_waiting: dict[TP, tuple[tuple[int, int], float]]
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self._gap_checks = set()
+        self._heads_waiting = {}
 
     def _new_consumer_thread(self) -> _ReadCommittedThread:
         return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
@@ -193,12 +150,33 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
             await super()._add_gap(tp, offset_from, offset_to)
             return
         start = max(offset_from, self._head(tp))  # below the head: committed, taken
-        if start >= offset_to:
-            return
-        hole = Hole(tp.topic, tp.partition, start, offset_to)
+        if start < offset_to:
+            self._check_hole(guard, Hole(tp.topic, tp.partition, start, offset_to))
+
+    def _check_hole(self, guard: GapGuard, hole: Hole) -> None:
+        tp = TP(hole.topic, hole.partition)
         check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, self._register_gap))
         self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
         check.add_done_callback(self._gap_checks.discard)
+
+    def _check_head(self, tp: TP, now: float) -> None:
+        """Read the offsets from the head up to the first acked (`gaps`) once the head has
+        waited `HEAD_WAIT_S` untaken while records above it were acked: faust delivered them and
+        reported no hole below (measured: a record faust fetched while it sought, never handed
+        to the agent, with no jump in its read offsets; its own commit passed it). Sooner, the
+        head may still come: records acked before a rebalance seek back below them."""
+        guard = getattr(self.app, "gap_guard", None)
+        acked = self._acked.get(tp)
+        if guard is None or not acked or head_taken(self._head(tp), acked, self._gap[tp]):
+            self._heads_waiting.pop(tp, None)
+            return
+        head = (self.app.consumer_generation_id, self._head(tp))
+        since = self._heads_waiting.setdefault(tp, (head, now))
+        if since[0] != head:
+            self._heads_waiting[tp] = (head, now)
+        elif now - since[1] >= HEAD_WAIT_S:
+            self._heads_waiting[tp] = (head, math.inf)  # read once for this head
+            self._check_hole(guard, Hole(tp.topic, tp.partition, head[1], min(acked)))
 
     async def _register_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
         """faust's step of `_add_gap` (the offsets ``offset_from`` .. ``offset_to`` count as
@@ -236,14 +214,31 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         committed = await self.seek_to_committed()
         earliest = await self.earliest_offsets(*committed)
         heads = heads_after_seek(committed, earliest)
-        delivered = {tp: self._read_offset.get(tp) for tp in heads}
         fresh = unsought(committed, heads, self._is_changelog_tp)
         if fresh:
-            await self.seek_wait(fresh)
+            await self._seek_heads(fresh)
+        # no await from here on: what was delivered meanwhile is all in the read offsets
+        delivered = {tp: self._read_offset.get(tp) for tp in heads}
         self._read_offset.update(read_offsets_after_seek(heads, delivered))
         self._committed_offset.update({ensure_TP(tp): head or None for tp, head in heads.items()})
 
+    async def _seek_heads(self, heads: Mapping[TP, int]) -> None:
+        """aiokafka's seek of ``heads``, in its thread. Not faust's `seek_wait`: that one also
+        drops the read offset of a partition sought to 0, which may hold records delivered
+        during this seek (`read_offsets_after_seek`)."""
+        aiokafka = self._thread._ensure_consumer()
+
+        async def seek() -> None:
+            for tp, offset in heads.items():
+                aiokafka.seek(faust_aiokafka.ensure_aiokafka_TP(ensure_TP(tp)), offset)
+
+        await self._thread.call_thread(seek)
+
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
+        tps = list(tps)
+        now = time.monotonic()
+        for tp in tps:
+            self._check_head(tp, now)
         offsets = self._filter_committable_offsets(tps)
         if not offsets:
             return False
