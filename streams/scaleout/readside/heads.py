@@ -16,6 +16,8 @@ HEAD_WAIT_S = 20.0
 (`_WrittenBeforeCommittedConsumer._check_head`); records acked before a rebalance wait for the
 seek back below them meanwhile (seconds on a loaded machine)."""
 
+SEEK_POLL_S = 0.05  # how often the agent looks whether the seek it waits for is done
+
 
 def heads_after_seek(
     committed: Mapping[TP, int | None], earliest: Mapping[TP, int]
@@ -71,3 +73,26 @@ def head_taken(head: int, acked: Sequence[int], gaps: Any) -> bool:
     untaken (its committed offset is the next one to read, and it asks only that the first
     acked be at most one above it) and tests nothing while the group has no committed offset."""
     return min(acked) <= head or bool(gaps.at(head))
+
+
+class ReadOffsets(dict[TP, int | None]):
+    """faust's read offsets (per partition, the last offset delivered; None: none), each
+    stamped with the group's generation when set. faust drops them at a revoke, but a record
+    in hand then sets its own afterwards: that one says nothing of what the new generation
+    delivered, and kept over the seek it would make faust drop the records sought again."""
+
+    def __init__(self, generation: Callable[[], int]) -> None:
+        super().__init__()
+        self.generation = generation
+        self.stamps: dict[TP, int] = {}
+
+    def __missing__(self, tp: TP) -> None:
+        return None  # faust's defaultdict(lambda: None), without storing the key
+
+    def __setitem__(self, tp: TP, offset: int | None) -> None:
+        super().__setitem__(tp, offset)
+        self.stamps[tp] = self.generation()
+
+    def set_in(self, tp: TP, generation: int) -> int | None:
+        """The read offset of ``tp`` if a delivery of ``generation`` set it, else None."""
+        return self.get(tp) if self.stamps.get(tp) == generation else None

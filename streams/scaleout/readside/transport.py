@@ -51,6 +51,8 @@ from controller.model.errors import StoreUnavailable
 from streams.scaleout.readside.gaps import GapGuard, Hole
 from streams.scaleout.readside.heads import (
     HEAD_WAIT_S,
+    SEEK_POLL_S,
+    ReadOffsets,
     head_taken,
     heads_after_seek,
     read_offsets_after_seek,
@@ -132,11 +134,24 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
     _gap_checks: set[asyncio.Future[None]]
     #: per partition, its head left untaken ((generation, offset)) and since when
     _heads_waiting: dict[TP, tuple[tuple[int, int], float]]
+    #: the generation of the last seek and the heads it left (`head_after_seek`)
+    _sought: tuple[int, dict[TP, int]] | None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self._gap_checks = set()
         self._heads_waiting = {}
+        self._sought = None
+        self._read_offset = ReadOffsets(lambda: int(self.app.consumer_generation_id))
+
+    async def head_after_seek(self, tp: TP) -> int:
+        """``tp``'s head after the seek of the group's generation now, once that seek is done
+        (faust delivers records while it seeks: `order`)."""
+        while True:
+            sought = self._sought
+            if sought is not None and sought[0] == self.app.consumer_generation_id:
+                return sought[1].get(tp, 0)
+            await asyncio.sleep(SEEK_POLL_S)
 
     def _new_consumer_thread(self) -> _ReadCommittedThread:
         return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
@@ -211,6 +226,7 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         if getattr(self.app, "gap_guard", None) is None:
             await super().perform_seek()
             return
+        generation = int(self.app.consumer_generation_id)
         committed = await self.seek_to_committed()
         earliest = await self.earliest_offsets(*committed)
         heads = heads_after_seek(committed, earliest)
@@ -218,9 +234,12 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         if fresh:
             await self._seek_heads(fresh)
         # no await from here on: what was delivered meanwhile is all in the read offsets
-        delivered = {tp: self._read_offset.get(tp) for tp in heads}
+        offsets = self._read_offset
+        assert isinstance(offsets, ReadOffsets), offsets
+        delivered = {tp: offsets.set_in(tp, generation) for tp in heads}
         self._read_offset.update(read_offsets_after_seek(heads, delivered))
         self._committed_offset.update({ensure_TP(tp): head or None for tp, head in heads.items()})
+        self._sought = (generation, {ensure_TP(tp): head for tp, head in heads.items()})
 
     async def _seek_heads(self, heads: Mapping[TP, int]) -> None:
         """aiokafka's seek of ``heads``, in its thread. Not faust's `seek_wait`: that one also

@@ -24,6 +24,7 @@ from intervaltree import IntervalTree  # type: ignore[import-untyped]
 from streams.scaleout.readside.gaps import GapGuard, Hole
 from streams.scaleout.readside.heads import (
     HEAD_WAIT_S,
+    ReadOffsets,
     heads_after_seek,
     read_offsets_after_seek,
     unsought,
@@ -48,10 +49,11 @@ def consumer_over(
     consumer._acked = defaultdict(list)
     consumer._acked_index = defaultdict(set)
     consumer._gap = defaultdict(IntervalTree)
-    consumer._read_offset = defaultdict(lambda: None)
+    consumer._read_offset = ReadOffsets(lambda: consumer.app.consumer_generation_id)
     consumer._committed_offset = defaultdict(lambda: None)
     consumer._gap_checks = set()
     consumer._heads_waiting = {}
+    consumer._sought = None
     consumer.assignment = lambda: {TP0}
 
     async def seek_to_committed() -> dict[TP, int | None]:
@@ -270,3 +272,54 @@ def test_a_head_left_untaken_below_acked_records_is_read_after_a_while() -> None
 def test_an_untaken_head_read_empty_is_passed() -> None:
     consumer, skipped = head_left_untaken([0, 1, 2, 3, 4, 6, 7, 8, 9], [0.0, HEAD_WAIT_S])
     assert (skipped, commit_all(consumer)) == ([], 10)
+
+
+def test_the_agent_gets_a_head_once_the_seek_of_the_generation_now_is_done() -> None:
+    consumer, _ = consumer_over(Partition(list(range(10))), 7)
+
+    async def scenario() -> tuple[bool, int]:
+        asked = asyncio.ensure_future(consumer.head_after_seek(TP0))
+        await asyncio.sleep(0.2)
+        waited = not asked.done()  # records come while faust seeks: the agent waits
+        await consumer.perform_seek()
+        return waited, await asked
+
+    assert asyncio.run(scenario()) == (True, 7)
+    consumer.app.consumer_generation_id = 2  # a rebalance: the last seek's heads are old
+
+    async def later() -> bool:
+        asked = asyncio.ensure_future(consumer.head_after_seek(TP0))
+        await asyncio.sleep(0.2)
+        asked.cancel()
+        return asked.cancelled() or not asked.done()
+
+    assert asyncio.run(later())
+
+
+def test_a_read_offset_set_by_a_record_in_hand_at_a_rebalance_is_not_kept() -> None:
+    partition = Partition(list(range(10)))
+    consumer, skipped = consumer_over(partition, None)
+
+    async def scenario() -> int | None:
+        await consumer.perform_seek()
+        await deliver(consumer, range(8))
+        consumer._committed_offset[TP0] = 5  # committed 0..4
+        consumer._acked.pop(TP0)  # the revoke (faust's own step)
+        consumer._acked_index.pop(TP0)
+        consumer._read_offset.pop(TP0)
+        consumer._read_offset[TP0] = 7  # a record in hand, set after the revoke
+        consumer.app.consumer_generation_id = 2  # assigned again
+        consumer.seek_to_committed = seek_to(5)
+        await consumer.perform_seek()
+        await deliver(consumer, range(5, 10))  # sought again from 5: none dropped
+        return commit_all(consumer)
+
+    assert asyncio.run(scenario()) == 10
+    assert (skipped, partition.reads) == ([], [])
+
+
+def seek_to(committed: int) -> Any:
+    async def seek_to_committed() -> dict[TP, int | None]:
+        return {TP0: committed}
+
+    return seek_to_committed
