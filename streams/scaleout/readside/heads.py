@@ -1,14 +1,13 @@
 """The head of a partition of the events topic: its first offset not committed. faust's commit
-may pass it untaken and its seek may leave a fresh group's partition past it; these are the
-read side's own rules for it, used by its consumer (`transport`): where to seek, which read
-offsets to keep after a seek, and whether the head's record was taken."""
+may pass it untaken; these are the read side's own rules for it, used by its consumer
+(`transport`) and its agent (`order`): what the head is after a seek, which read offsets to
+keep then, and whether the head's record was taken."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from faust.transport.consumer import ensure_TP
 from faust.types import TP
 
 HEAD_WAIT_S = 20.0
@@ -28,41 +27,27 @@ def heads_after_seek(
     return {tp: max(offset or 0, earliest.get(tp, 0)) for tp, offset in committed.items()}
 
 
-def unsought(
-    committed: Mapping[TP, int | None], heads: Mapping[TP, int], changelog: Callable[[TP], bool]
-) -> dict[TP, int]:
-    """The partitions faust's seek leaves where they are, with their heads: aiokafka's
-    `seek_to_committed` moves only a partition with a committed offset above 0, so one without
-    stays wherever its fetch got to. faust fetches records it then drops (a batch that comes in
-    while its flow is stopped for a rebalance, the rest of a batch when the generation changes)
-    and seeks back to the committed offsets to read them again: for a fresh group's partition
-    that seek did nothing, and the records were skipped. The tables' changelogs are faust's
-    recovery's own (it seeks them itself)."""
-    return {
-        tp: head
-        for tp, head in heads.items()
-        if (committed.get(tp) or 0) <= 0 and not changelog(ensure_TP(tp))
-    }
-
-
 def read_offsets_after_seek(
     heads: Mapping[TP, int], delivered: Mapping[TP, int | None]
-) -> dict[TP, int]:
+) -> dict[TP, int | None]:
     """The read offsets faust keeps after a seek to ``heads``: the offset of the last record
     taken, one below the head, so a record missing right at the head (the first after a start)
-    is a jump faust reports as a hole (`_add_gap`), which the guard reads (`gaps`). faust reads
-    a read offset of 0 as none (no hole before the first record), so a head of 0 or 1 gets -1:
-    its hole starts at 0 and `_add_gap` cuts it at the head.
+    is a jump faust reports as a hole (`_add_gap`), which the guard reads (`gaps`). Below a head
+    of 0 or 1, none (faust reads a read offset of 0 as none, and -1 made a hole of every
+    record a rebalance's seek brought again after the batch faust had in hand): the agent holds
+    the first record to the head itself (`order`), and the commit waits for it (`head_taken`).
 
     faust delivers records while it seeks (its recovery resumes the partitions first), so a
     partition may have ``delivered`` records of this assignment by then: its read offset stays
     at the last of them (its records up to there were taken or read as holes), or a hole from
     the head would hold the records just taken and the guard would stop the read side."""
 
-    def last_taken(tp: TP, head: int) -> int:
-        below = head - 1 if head > 1 else -1
+    def last_taken(tp: TP, head: int) -> int | None:
+        below = head - 1 if head > 1 else None
         taken = delivered.get(tp)
-        return below if taken is None else max(taken, below)
+        if taken is None or below is None:
+            return below if taken is None else taken
+        return max(taken, below)
 
     return {tp: last_taken(tp, head) for tp, head in heads.items()}
 
