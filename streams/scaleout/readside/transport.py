@@ -27,11 +27,11 @@ are acknowledged by the broker.
   the first record it delivers, and its seek leaves a fresh group's partitions past records it
   fetched and dropped (`unsought`). The consumer here seeks those partitions to their heads
   itself, reads every hole from the head on (`gaps`) and commits nothing while the record at
-  the head is neither taken nor inside a hole read empty (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read
-  like a hole: faust skipped a record it reported no hole for, and the read side exits for its
-  supervisor (`gaps.exit_skipped`), which starts it again from the committed offset, below
-  the record: never passed. The agent's own check (`order`) keeps the windows from moving
-  past such a record meanwhile.
+  the head is neither taken nor inside a hole read empty (`heads`). A head still untaken below
+  acked records after `HEAD_WAIT_S` is read like a hole: faust skipped a record it reported no
+  hole for, and the read side exits for its supervisor (`gaps.exit_skipped`), which starts it
+  again from the committed offset, below the record: never passed. The agent's own check
+  (`order`) keeps the windows from moving past such a record meanwhile.
 """
 
 from __future__ import annotations
