@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from faust.transport.consumer import ensure_TP
 from faust.types import TP
 
 HEAD_WAIT_S = 20.0
@@ -26,23 +25,6 @@ def heads_after_seek(
     committed offset, or the partition's first offset where the group has none (a fresh group
     reads from the beginning) or retention deleted past it."""
     return {tp: max(offset or 0, earliest.get(tp, 0)) for tp, offset in committed.items()}
-
-
-def unsought(
-    committed: Mapping[TP, int | None], heads: Mapping[TP, int], changelog: Callable[[TP], bool]
-) -> dict[TP, int]:
-    """The partitions faust's seek leaves where they are, with their heads: aiokafka's
-    `seek_to_committed` moves only a partition with a committed offset above 0, so one without
-    stays wherever its fetch got to. faust fetches records it then drops (a batch that comes in
-    while its flow is stopped for a rebalance, the rest of a batch when the generation changes)
-    and seeks back to the committed offsets to read them again: for a fresh group's partition
-    that seek did nothing, and the records were skipped. The tables' changelogs are faust's
-    recovery's own (it seeks them itself)."""
-    return {
-        tp: head
-        for tp, head in heads.items()
-        if (committed.get(tp) or 0) <= 0 and not changelog(ensure_TP(tp))
-    }
 
 
 def read_offsets_after_seek(

@@ -23,15 +23,14 @@ are acknowledged by the broker.
   behind every offset taken are among those waited for.
 - **Never past the head unseen.** Each partition's head is its first offset not committed (the
   group's committed offset, else the partition's first offset). faust's commit may pass the
-  head untaken (`head_taken`), without a read offset (a fresh group) it sees no hole before
-  the first record it delivers, and its seek leaves a fresh group's partitions past records it
-  fetched and dropped (`unsought`). The consumer here seeks those partitions to their heads
-  itself, reads every hole from the head on (`gaps`) and commits nothing while the record at
-  the head is neither taken nor inside a hole read empty (`heads`). A head still untaken below
-  acked records after `HEAD_WAIT_S` is read like a hole: faust skipped a record it reported no
-  hole for, and the read side exits for its supervisor (`gaps.exit_skipped`), which starts it
-  again from the committed offset, below the record: never passed. The agent's own check
-  (`order`) keeps the windows from moving past such a record meanwhile.
+  head untaken (`head_taken`), and without a read offset (a fresh group) it sees no hole
+  before the first record it delivers. The consumer here reads every hole from the head on
+  (`gaps`) and commits nothing while the record at the head is neither taken nor inside a hole
+  read empty (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read
+  like a hole: faust skipped a record it reported no hole for, and the read side exits for its
+  supervisor (`gaps.exit_skipped`), which starts it again from the committed offset, below
+  the record: never passed. The agent's own check (`order`) keeps the windows from moving
+  past such a record meanwhile.
 """
 
 from __future__ import annotations
@@ -39,7 +38,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import faust
@@ -57,7 +56,6 @@ from streams.scaleout.readside.heads import (
     head_taken,
     heads_after_seek,
     read_offsets_after_seek,
-    unsought,
 )
 
 
@@ -231,9 +229,6 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         committed = await self.seek_to_committed()
         earliest = await self.earliest_offsets(*committed)
         heads = heads_after_seek(committed, earliest)
-        fresh = unsought(committed, heads, self._is_changelog_tp)
-        if fresh:
-            await self._seek_heads(fresh)
         # no await from here on: what was delivered meanwhile is all in the read offsets
         offsets = self._read_offset
         assert isinstance(offsets, ReadOffsets), offsets
@@ -241,18 +236,6 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         self._read_offset.update(read_offsets_after_seek(heads, delivered))
         self._committed_offset.update({ensure_TP(tp): head or None for tp, head in heads.items()})
         self._sought = (generation, {ensure_TP(tp): head for tp, head in heads.items()})
-
-    async def _seek_heads(self, heads: Mapping[TP, int]) -> None:
-        """aiokafka's seek of ``heads``, in its thread. Not faust's `seek_wait`: that one also
-        drops the read offset of a partition sought to 0, which may hold records delivered
-        during this seek (`read_offsets_after_seek`)."""
-        aiokafka = self._thread._ensure_consumer()
-
-        async def seek() -> None:
-            for tp, offset in heads.items():
-                aiokafka.seek(faust_aiokafka.ensure_aiokafka_TP(ensure_TP(tp)), offset)
-
-        await self._thread.call_thread(seek)
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
         tps = list(tps)

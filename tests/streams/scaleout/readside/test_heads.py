@@ -27,7 +27,6 @@ from streams.scaleout.readside.heads import (
     ReadOffsets,
     heads_after_seek,
     read_offsets_after_seek,
-    unsought,
 )
 from streams.scaleout.readside.transport import _WrittenBeforeCommittedConsumer
 from tests.streams.scaleout.readside.test_gaps import Partition
@@ -62,14 +61,6 @@ def consumer_over(
     async def earliest_offsets(*tps: TP) -> dict[TP, int]:
         return dict.fromkeys(tps, log_start)
 
-    async def seek_heads(partitions: dict[TP, int]) -> None:
-        consumer.sought.append(dict(partitions))
-        # records delivered while aiokafka seeks (faust's recovery resumed the partitions)
-        await deliver(consumer, consumer.meanwhile)
-
-    consumer._seek_heads = seek_heads
-    consumer.sought = []  # what perform_seek moved beyond aiokafka's own seek
-    consumer.meanwhile = []  # the offsets delivered while it does
     consumer.seek_to_committed = seek_to_committed
     consumer.earliest_offsets = earliest_offsets
     consumer._is_changelog_tp = lambda tp: tp.topic.endswith("-changelog")
@@ -286,36 +277,3 @@ def seek_to(committed: int) -> Any:
         return {TP0: committed}
 
     return seek_to_committed
-
-
-@pytest.mark.parametrize(("committed", "sought"), [(None, [{TP0: 0}]), (0, [{TP0: 0}]), (7, [])])
-def test_a_partition_without_a_commit_is_sought_to_its_head(
-    committed: int | None, sought: list[dict[TP, int]]
-) -> None:
-    # aiokafka's seek to the committed offsets leaves it where its fetch got to: records faust
-    # fetched and dropped there would be skipped
-    consumer, _ = consumer_over(Partition(list(range(10))), committed)
-    asyncio.run(consumer.perform_seek())
-    assert consumer.sought == sought
-
-
-def test_only_the_partitions_aiokafka_does_not_seek_are_sought_and_no_changelog() -> None:
-    changelog = TP("floor-readside-aggregates-changelog", 0)
-    committed = {TP(TOPIC, 0): 10, TP(TOPIC, 1): None, TP(TOPIC, 2): 0, changelog: None}
-    heads = {TP(TOPIC, 0): 10, TP(TOPIC, 1): 4, TP(TOPIC, 2): 0, changelog: 0}
-    chosen = unsought(committed, heads, lambda tp: tp.topic.endswith("-changelog"))
-    assert chosen == {TP(TOPIC, 1): 4, TP(TOPIC, 2): 0}
-
-
-def test_records_delivered_while_a_fresh_partition_is_sought_are_no_hole() -> None:
-    partition = Partition(list(range(10)))
-    consumer, skipped = consumer_over(partition, None)
-    consumer.meanwhile = range(6)
-
-    async def scenario() -> int | None:
-        await consumer.perform_seek()
-        await deliver(consumer, range(6, 10))
-        return commit_all(consumer)
-
-    assert asyncio.run(scenario()) == 10
-    assert (skipped, partition.reads) == ([], [])
