@@ -46,6 +46,7 @@ from streams.scaleout.readside.aggregate import DaySpec, Retention
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
 from streams.scaleout.readside.gaps import GapGuard, exit_skipped
+from streams.scaleout.readside.order import TakenInOrder
 from streams.scaleout.readside.publish import BoardPublisher
 from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
 from streams.scaleout.readside.transport import ReadSideApp
@@ -114,7 +115,14 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
     reads = CommittedOffsets(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
-    app.gap_guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
+    guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
+    app.gap_guard = guard
+
+    async def head(tp: Any) -> int:
+        consumer: Any = app.consumer  # the read side's own (`transport`)
+        return int(await consumer.head_after_seek(tp))
+
+    order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.empty)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
     )
@@ -128,6 +136,8 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():
             message = event.message
+            if not await order.take(message.tp, message.offset):
+                continue  # a record skipped before it: the guard stops the read side
             outcome = aggregator.take(message.value, message.partition, message.offset)
             stall.took()
             records.labels(outcome).inc()

@@ -11,10 +11,12 @@ partition, never 224, a ``contribution_recorded``; the group committed past it).
 So a hole is believed only after a ``read_committed`` read of it: the first committed record at
 or after its start must be the record faust delivered next (or later). Until then faust may not
 commit past it (its commit stops at the first offset it has neither taken nor been told is a
-hole), so a lag costs time, never a record. If the read finds a record inside the hole, the read
-side logs it and exits with `EXIT_STALLED` at once (crash-only, as the stall watch does): the
-supervisor starts it again, it reads again from the committed offset, which is below the record,
-and the aggregates skip what they already hold (idempotent by offset).
+hole; at the head, the first offset not committed, only with the read side's own test, as
+faust's lets the head pass: `transport.head_taken`), so a lag costs time, never a record. If
+the read finds a record inside the hole, the read side logs it and exits with `EXIT_STALLED`
+at once (crash-only, as the stall watch does): the supervisor starts it again, it reads again
+from the committed offset, which is below the record, and the aggregates skip what they
+already hold (idempotent by offset).
 """
 
 from __future__ import annotations

@@ -21,12 +21,24 @@ are acknowledged by the broker.
   is acknowledged, and only then commits them. A record is
   acknowledged to faust after the agent's step for it (its writes) returned, so the writes
   behind every offset taken are among those waited for.
+- **Never past the head unseen.** Each partition's head is its first offset not committed (the
+  group's committed offset, else the partition's first offset). faust's commit may pass the
+  head untaken (`head_taken`), and without a read offset (a fresh group) it sees no hole
+  before the first record it delivers. The consumer here reads every hole from the head on
+  (`gaps`) and commits nothing while the record at the head is neither taken nor inside a hole
+  read empty (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read
+  like a hole: faust skipped a record it reported no hole for, and the read side exits for its
+  supervisor (`gaps.exit_skipped`), which starts it again from the committed offset, below
+  the record: never passed. The agent's own check (`order`) keeps the windows from moving
+  past such a record meanwhile.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import faust
@@ -37,6 +49,14 @@ from faust.types import TP
 
 from controller.model.errors import StoreUnavailable
 from streams.scaleout.readside.gaps import GapGuard, Hole
+from streams.scaleout.readside.heads import (
+    HEAD_WAIT_S,
+    SEEK_POLL_S,
+    ReadOffsets,
+    head_taken,
+    heads_after_seek,
+    read_offsets_after_seek,
+)
 
 
 class ChangelogWrites:
@@ -97,25 +117,6 @@ async def gap_after_check(
     await register(tp, hole.start, hole.stop)
 
 
-def read_offsets_after_seek(
-    committed: Mapping[TP, int | None], *, guarded: bool
-) -> dict[TP, int | None]:
-    """The read offsets faust keeps after seeking to ``committed``: the offset of the last
-    record taken, which is the one before the committed (next) offset. faust sets the committed
-    offset itself, so a record missing right there (the first after a restart) makes no jump
-    and no hole, and its commit, which lets the offset just after the last commit pass untaken,
-    would go past it unread. One lower, that record's absence is a hole the guard reads
-    (`gaps`). Without a guard (the liveness app) faust's own values; 1 stays 1 (faust takes a
-    read offset of 0 for none)."""
-
-    def last_taken(offset: int | None) -> int | None:
-        if offset is None or offset < 0:
-            return None
-        return offset - 1 if guarded and offset > 1 else offset
-
-    return {tp: last_taken(offset) for tp, offset in committed.items()}
-
-
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
@@ -130,10 +131,26 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
     between taking the offsets and committing them (module docstring)."""
 
     _gap_checks: set[asyncio.Future[None]]
+    #: per partition, its head left untaken ((generation, offset)) and since when
+    _heads_waiting: dict[TP, tuple[tuple[int, int], float]]
+    #: the generation of the last seek and the heads it left (`head_after_seek`)
+    _sought: tuple[int, dict[TP, int]] | None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self._gap_checks = set()
+        self._heads_waiting = {}
+        self._sought = None
+        self._read_offset = ReadOffsets(lambda: int(self.app.consumer_generation_id))
+
+    async def head_after_seek(self, tp: TP) -> int:
+        """``tp``'s head after the seek of the group's generation now, once that seek is done
+        (faust delivers records while it seeks: `order`)."""
+        while True:
+            sought = self._sought
+            if sought is not None and sought[0] == self.app.consumer_generation_id:
+                return sought[1].get(tp, 0)
+            await asyncio.sleep(SEEK_POLL_S)
 
     def _new_consumer_thread(self) -> _ReadCommittedThread:
         return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
@@ -146,26 +163,85 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         if guard is None:
             await super()._add_gap(tp, offset_from, offset_to)
             return
-        hole = Hole(tp.topic, tp.partition, offset_from, offset_to)
-        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, super()._add_gap))
+        start = max(offset_from, self._head(tp))  # below the head: committed, taken
+        if start < offset_to:
+            self._check_hole(guard, Hole(tp.topic, tp.partition, start, offset_to))
+
+    def _check_hole(self, guard: GapGuard, hole: Hole) -> None:
+        tp = TP(hole.topic, hole.partition)
+        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, self._register_gap))
         self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
         check.add_done_callback(self._gap_checks.discard)
 
+    def _check_head(self, tp: TP, now: float) -> None:
+        """Read the offsets from the head up to the first acked (`gaps`) once the head has
+        waited `HEAD_WAIT_S` untaken while records above it were acked: faust delivered them and
+        reported no hole below (measured: a record faust fetched while it sought, never handed
+        to the agent, with no jump in its read offsets; its own commit passed it). Sooner, the
+        head may still come: records acked before a rebalance seek back below them."""
+        guard = getattr(self.app, "gap_guard", None)
+        acked = self._acked.get(tp)
+        if guard is None or not acked or head_taken(self._head(tp), acked, self._gap[tp]):
+            self._heads_waiting.pop(tp, None)
+            return
+        head = (self.app.consumer_generation_id, self._head(tp))
+        since = self._heads_waiting.setdefault(tp, (head, now))
+        if since[0] != head:
+            self._heads_waiting[tp] = (head, now)
+        elif now - since[1] >= HEAD_WAIT_S:
+            self._heads_waiting[tp] = (head, math.inf)  # read once for this head
+            self._check_hole(guard, Hole(tp.topic, tp.partition, head[1], min(acked)))
+
+    async def _register_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
+        """faust's step of `_add_gap` (the offsets ``offset_from`` .. ``offset_to`` count as
+        taken), cut at the head, not one above it as faust cuts: `head_taken` must find the
+        head inside a hole that starts there."""
+        start = max(offset_from, self._head(tp))
+        if start <= offset_to:
+            gaps = self._gap[tp]
+            gaps.addi(start, offset_to + 1)
+            gaps.merge_overlaps()
+
+    def _head(self, tp: TP) -> int:
+        """The first offset not committed (faust keeps 0 as None)."""
+        return self._committed_offset[tp] or 0
+
+    def _new_offset(self, tp: TP) -> int | None:
+        """faust's offset to commit (`Consumer._new_offset`), None while the record at the
+        head was not taken (`head_taken`): the commit then waits for the record, or for the
+        guard to read its hole, and never passes it unseen."""
+        acked = self._acked[tp]
+        guarded = getattr(self.app, "gap_guard", None) is not None
+        if acked and guarded and not head_taken(self._head(tp), acked, self._gap[tp]):
+            return None
+        offset: int | None = super()._new_offset(tp)
+        return offset
+
     async def perform_seek(self) -> None:
         """faust's seek to the committed offsets (`Consumer.perform_seek`, faust-streaming
-        0.15.3), each partition's read offset set by `read_offsets_after_seek`."""
+        0.15.3), each partition's head (`heads_after_seek`: its first offset where the group
+        has no commit) kept as faust's committed offset and its read offset set below it by
+        `read_offsets_after_seek`. Without a guard (the liveness app), faust's own step."""
+        if getattr(self.app, "gap_guard", None) is None:
+            await super().perform_seek()
+            return
+        generation = int(self.app.consumer_generation_id)
         committed = await self.seek_to_committed()
-        guarded = getattr(self.app, "gap_guard", None) is not None
-        self._read_offset.update(read_offsets_after_seek(committed, guarded=guarded))
-        self._committed_offset.update(
-            {
-                ensure_TP(tp): offset or None
-                for tp, offset in committed.items()
-                if offset is not None
-            }
-        )
+        earliest = await self.earliest_offsets(*committed)
+        heads = heads_after_seek(committed, earliest)
+        # no await from here on: what was delivered meanwhile is all in the read offsets
+        offsets = self._read_offset
+        assert isinstance(offsets, ReadOffsets), offsets
+        delivered = {tp: offsets.set_in(tp, generation) for tp in heads}
+        self._read_offset.update(read_offsets_after_seek(heads, delivered))
+        self._committed_offset.update({ensure_TP(tp): head or None for tp, head in heads.items()})
+        self._sought = (generation, {ensure_TP(tp): head for tp, head in heads.items()})
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
+        tps = list(tps)
+        now = time.monotonic()
+        for tp in tps:
+            self._check_head(tp, now)
         offsets = self._filter_committable_offsets(tps)
         if not offsets:
             return False

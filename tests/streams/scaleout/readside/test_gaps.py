@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from controller.model.errors import StoreUnavailable
 from streams.scaleout.readside import gaps
 from streams.scaleout.readside.gaps import GapGuard, Hole
-from streams.scaleout.readside.transport import gap_after_check, read_offsets_after_seek
+from streams.scaleout.readside.transport import gap_after_check
 
 TOPIC = "floor.events"
 
@@ -150,21 +150,3 @@ def test_a_hole_holding_a_record_is_never_given_to_faust() -> None:
 def test_a_partition_revoked_while_its_hole_was_read_gets_no_gap() -> None:
     guard, _, _ = guard_over(Partition([0, 4]))
     assert add_gap(guard, StandIn(assigned=set()), Hole(TOPIC, 0, 1, 4)) == []
-
-
-def test_after_a_seek_the_read_offset_is_the_last_record_taken() -> None:
-    committed = {TP(TOPIC, 0): 10, TP(TOPIC, 1): -1, TP(TOPIC, 2): None, TP(TOPIC, 3): 1}
-    # guarded: one below the committed (next) offset, so a missing first record is a hole
-    assert read_offsets_after_seek(committed, guarded=True) == {
-        TP(TOPIC, 0): 9,
-        TP(TOPIC, 1): None,
-        TP(TOPIC, 2): None,
-        TP(TOPIC, 3): 1,  # 0 would read as none to faust
-    }
-    # unguarded (the liveness app): faust's own values
-    assert read_offsets_after_seek(committed, guarded=False) == {
-        TP(TOPIC, 0): 10,
-        TP(TOPIC, 1): None,
-        TP(TOPIC, 2): None,
-        TP(TOPIC, 3): 1,
-    }
