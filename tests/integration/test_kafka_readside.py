@@ -97,6 +97,15 @@ class ReadSide:
         match = re.search(pattern, text, re.MULTILINE)
         return float(match.group(1)) if match else 0.0
 
+    def wait_applied(self, count: int, poll_s: float = 0.2, timeout: float = 120) -> None:
+        """Until this process applied ``count`` records (its metric); it may not exit first."""
+        deadline = time.monotonic() + timeout
+        while self.metric("jackpot_readside_records_total", '{outcome="applied"}') < count:
+            assert time.monotonic() < deadline, self.logs()
+            assert self.process is not None
+            assert self.process.poll() is None, self.logs()
+            time.sleep(poll_s)
+
     def ready(self) -> bool:
         """Whether faust logged that it joined, took partitions and restored them."""
         log = self.folder / f"readside-{self.starts}.log"
@@ -208,6 +217,17 @@ def wait_committed(
     pytest.fail(f"the read side did not commit up to {ends} in {timeout}s")
 
 
+def settled(
+    bootstrap: str, names: TopicNames, supervise: Callable[[], None]
+) -> tuple[dict[Window, Counter[str]], dict[Window, Counter[str]]]:
+    """The sums of the committed events topic and the read side's stored ones, once its group
+    committed to the topic's end (``supervise`` restarts a read side that exits meanwhile)."""
+    expected, ends = expected_sums(bootstrap, names)
+    group = f"{names.prefix}-readside"
+    wait_committed(bootstrap, group, names.events, ends, CATCH_UP_S, supervise=supervise)
+    return expected, stored_sums(bootstrap, group)
+
+
 def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path: Path) -> None:
     bootstrap = require_kafka()
     events = simulate(tmp_path, rounds=40, seed=1313)
@@ -217,12 +237,7 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
     worker.start()
     readside.start()
     try:
-        deadline = time.monotonic() + 120
-        while readside.metric("jackpot_readside_records_total", '{outcome="applied"}') < 300:
-            assert time.monotonic() < deadline, readside.logs()
-            assert readside.process is not None
-            assert readside.process.poll() is None, readside.logs()
-            time.sleep(0.2)
+        readside.wait_applied(300)
         assert readside.process is not None
         readside.process.send_signal(signal.SIGKILL)  # mid-stream: nothing flushed or committed
         readside.process.wait(timeout=30)
@@ -231,12 +246,7 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
     finally:
         worker.stop()
     try:
-        expected, ends = expected_sums(bootstrap, names)
-        group = f"{names.prefix}-readside"
-        wait_committed(
-            bootstrap, group, names.events, ends, CATCH_UP_S, supervise=readside.supervise
-        )
-        stored = stored_sums(bootstrap, f"{names.prefix}-readside")
+        expected, stored = settled(bootstrap, names, readside.supervise)
         assert stored == expected
         assert sum(c["contributions"] for (_t, k, _s), c in expected.items() if k == "d") > 1_000
         redelivered = readside.metric("jackpot_readside_records_total", '{outcome="redelivered"}')
@@ -336,10 +346,8 @@ def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
     finally:
         worker.stop()
     try:
-        expected, ends = expected_sums(bootstrap, names)
-        group = f"{names.prefix}-readside"
-        wait_committed(bootstrap, group, names.events, ends, CATCH_UP_S, supervise=second.supervise)
-        assert stored_sums(bootstrap, group) == expected
+        expected, stored = settled(bootstrap, names, second.supervise)
+        assert stored == expected
         print(f"read-side hand-off: {first.stalls + second.stalls} stall exit(s) restarted")
     finally:
         for side in (first, second):
@@ -368,12 +376,7 @@ def test_aggregates_equal_the_committed_events_after_a_pause_past_the_session(
     worker.start()
     readside.start()
     try:
-        deadline = time.monotonic() + 120
-        while readside.metric("jackpot_readside_records_total", '{outcome="applied"}') < 50:
-            assert time.monotonic() < deadline, readside.logs()
-            assert readside.process is not None
-            assert readside.process.poll() is None, readside.logs()
-            time.sleep(0.05)
+        readside.wait_applied(50, poll_s=0.05)
         assert readside.process is not None
         readside.process.send_signal(signal.SIGSTOP)
         time.sleep(9.0)  # past the session timeout (6 s)
@@ -382,12 +385,8 @@ def test_aggregates_equal_the_committed_events_after_a_pause_past_the_session(
     finally:
         worker.stop()
     try:
-        expected, ends = expected_sums(bootstrap, names)
-        group = f"{names.prefix}-readside"
-        wait_committed(
-            bootstrap, group, names.events, ends, CATCH_UP_S, supervise=readside.supervise
-        )
-        assert stored_sums(bootstrap, group) == expected
+        expected, stored = settled(bootstrap, names, readside.supervise)
+        assert stored == expected
         print(f"pause past the session: {readside.stalls} stall exit(s) restarted")
     finally:
         if readside.process is not None and readside.process.poll() is None:
