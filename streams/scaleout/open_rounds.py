@@ -41,7 +41,7 @@ from streams.door.fast_core import DIRECT
 from streams.native import HotDecode
 from streams.scaleout import table_read
 from streams.scaleout.heard import new_heard
-from streams.scaleout.open_table import OpenTable, event_of, opened, sealed
+from streams.scaleout.open_table import OpenTable, event_of, opened, read_open, sealed
 from streams.scaleout.records import Processed, SourcePos, output, processed
 from streams.scaleout.rounds import RoundProcessor, digest_of
 from streams.scaleout.table_record import TableRecord
@@ -107,16 +107,8 @@ class OpenRoundProcessor(RoundProcessor):
         return cast("Processed[TableRecord | OpenTable]", frozen)  # read-only: a record is one
 
     def _read(self, raw: bytes, key: str | None) -> tuple[Any, bytes | None]:
-        """`_parse`, a hot line's struct left as it is: `table_read.read_open`'s body, here
-        because this module is compiled (called interpreted, its frame cost ~1.2k instructions
-        an input: issue 13, branch ``k13-s26``)."""
-        hot = self._hot
-        decoded = None if hot is None else hot(raw)
-        if decoded is None:
-            item: Any = table_read.read_event(raw)
-            payload: bytes | None = None
-        else:
-            item, payload = decoded
+        """`_parse`, a hot line's struct left as it is (`open_table.read_open`)."""
+        item, payload = read_open(raw, self._hot)
         if key != item.table_id:
             self._wrong_key(key, item.table_id)
         return item, payload

@@ -28,20 +28,32 @@ from typing import Any, Final, cast
 
 from controller.fast.records import Table
 from controller.model.table_events import DecisionMade, WagerPlaced
+from streams import native
 from streams.scaleout.records import SourcePos
 from streams.scaleout.table_bytes import prime
-from streams.scaleout.table_read import BUILDS
+from streams.scaleout.table_read import BUILDS, read_event
 from streams.scaleout.table_record import RECENT_IDS, TableRecord, new_record
 
 #: `table_read.BUILDS`, read by `event_of`
 _BUILDS: Final = cast("dict[type, Callable[[Any], Any]]", BUILDS)
 
 
+def read_open(raw: bytes, hot: native.HotDecode | None) -> tuple[Any, bytes | None]:
+    """`table_read.read`, a hot line's struct given as it is with its log record (the round lane
+    decides a wager or decision on it: `streams.scaleout.open_rounds`); `event_of` makes its
+    event. Here, not in `table_read`, because this module is compiled: called interpreted, its
+    frame cost ~1.2k instructions an input (issue 13, branch ``k13-s26``)."""
+    decoded = None if hot is None else hot(raw)
+    if decoded is None:
+        return read_event(raw), None
+    return decoded
+
+
 def event_of(item: Any) -> Any:
-    """`table_read.built` (the frozen event of a struct `read_open` gave, ``item`` itself if
-    it is an event), here because this module is compiled: called interpreted, its frame cost
-    ~1k instructions a struct, once for every sealed wager and decision and every input that is
-    not grown (issue 13, branch ``k13-s26``)."""
+    """The frozen event of a struct `read_open` gave (``item`` itself if it is an event), here
+    because this module is compiled: called interpreted, its frame cost ~1k instructions a
+    struct, once for every sealed wager and decision and every input that is not grown (issue
+    13, branch ``k13-s26``)."""
     build = _BUILDS.get(type(item))
     return item if build is None else build(item)
 

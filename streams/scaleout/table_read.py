@@ -75,21 +75,6 @@ def read(raw: bytes, hot: native.HotDecode | None) -> tuple[TableEvent | Heartbe
     return BUILDS[type(struct)](struct), payload
 
 
-def read_open(raw: bytes, hot: native.HotDecode | None) -> tuple[Any, bytes | None]:
-    """`read`, a hot line's struct given as it is with its log record (the round lane decides
-    a wager or decision on it: `streams.scaleout.open_rounds`); `built` makes its event."""
-    decoded = None if hot is None else hot(raw)
-    if decoded is None:
-        return read_event(raw), None
-    return decoded
-
-
-def built(item: Any) -> TableEvent | Heartbeat:
-    """The frozen event of a struct `read_open` gave (``item`` itself if it is an event)."""
-    build = BUILDS.get(type(item))
-    return item if build is None else build(item)
-
-
 def read_event(raw: bytes) -> TableEvent | Heartbeat:
     """`decode_event(raw)`: the same event, or the same `InvalidEvent` for a refused line."""
     struct = try_decode_line(raw)
@@ -124,7 +109,7 @@ def _decision(e: DecisionStruct) -> TableEvent:
     return _DECISION(*head, e.seat, e.action, amount, e.discards)
 
 
-#: The event builder of each hot struct (`built`'s; the open table's compiled `event_of` reads it
+#: The event builder of each hot struct (`read`'s; the open table's compiled `event_of` reads it
 #: too, so that an input or a sealed wager pays no interpreted call for the lookup).
 BUILDS: Final[dict[type, Callable[[Any], TableEvent]]] = {
     RoundOpenedStruct: _opened,

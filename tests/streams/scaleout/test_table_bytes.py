@@ -19,6 +19,7 @@ from controller.model.table_events import DecisionMade, WagerPlaced, to_contract
 from streams.adapters.kafka.topics import TopicNames
 from streams.scaleout import table_bytes as tb
 from streams.scaleout import table_read
+from streams.scaleout.open_table import event_of, read_open
 from streams.scaleout.records import FAST_WRITER, SourcePos
 from streams.scaleout.rounds import RoundProcessor
 from streams.scaleout.table_record import (
@@ -150,10 +151,10 @@ def test_fragments_cut_from_log_records_are_the_encoded_ones() -> None:
     cut = {WagerPlaced: 0, DecisionMade: 0}
     for _, line in disturbed(DEMO, 3_000, 20261204, 0.3):
         try:
-            item, payload = table_read.read_open(line, table_read.HOT)
+            item, payload = read_open(line, table_read.HOT)
         except RuleViolation:  # a refused line: nothing to cut
             continue
-        event = table_read.built(item)
+        event = event_of(item)
         if payload is None or type(event) not in cut:
             continue
         assert isinstance(event, WagerPlaced | DecisionMade)
