@@ -62,12 +62,17 @@ def _first(consumer: Consumer, committed: TopicPartition, timeout: float) -> int
     return None if first is None else first.offset()
 
 
-class CommittedOffsets:
-    """The offsets of the committed records in a range of a partition: one ``read_committed``
-    consumer that never joins its group (it never subscribes or commits), kept for the process's
-    life: the read side's check of the holes faust reports (`streams.scaleout.readside.gaps`).
-    The broker answers a fetch at once (``fetch.wait.max.ms`` 10: a range ends at a record that
-    is there), ~1 ms a range on a local broker."""
+CommittedRecord = tuple[int, bytes | None]
+"""A committed record read from a partition: its offset and its value."""
+
+
+class CommittedRecords:
+    """The committed records in a range of a partition: one ``read_committed`` consumer that
+    never joins its group (it never subscribes or commits), kept for the process's life: the
+    read side's check of the offsets faust did not deliver (`streams.scaleout.readside.gaps`),
+    which applies what it finds there. The broker answers a fetch at once
+    (``fetch.wait.max.ms`` 10: a range ends at a record that is there), ~1 ms a range on a
+    local broker."""
 
     def __init__(self, bootstrap: str, group: str, timeout: float = 2.0) -> None:
         #: held by a read and by `close`: librdkafka's consumer is not to be closed while another
@@ -90,18 +95,18 @@ class CommittedOffsets:
         )
         self.timeout = timeout
 
-    def __call__(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
-        """Offsets ``start <= o < stop`` of committed records; StoreUnavailable if the broker
-        does not answer within the timeout, reading fails or the reader is closed."""
+    def __call__(self, topic: str, partition: int, start: int, stop: int) -> list[CommittedRecord]:
+        """The committed records with ``start <= offset < stop``, in order; StoreUnavailable if
+        the broker does not answer within the timeout, reading fails or the reader is closed."""
         with self.lock:
             if self.closed:
                 msg = f"{topic}[{partition}]: the hole reader is closed"
                 raise StoreUnavailable(msg)
             return self._read(topic, partition, start, stop)
 
-    def _read(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
+    def _read(self, topic: str, partition: int, start: int, stop: int) -> list[CommittedRecord]:
         self.consumer.assign([TopicPartition(topic, partition, start)])
-        found: list[int] = []
+        found: list[CommittedRecord] = []
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             message = self.consumer.poll(0.1)
@@ -116,7 +121,8 @@ class CommittedOffsets:
             offset = message.offset()
             if offset is None or offset >= stop:
                 return found
-            found.append(offset)
+            found.append((offset, message.value()))
+            deadline = time.monotonic() + self.timeout  # a long range: each fetch answers
         msg = f"{topic}[{partition}] from {start}: no answer within {self.timeout:.0f} s"
         raise StoreUnavailable(msg)
 

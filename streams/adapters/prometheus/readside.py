@@ -102,7 +102,7 @@ def _families() -> dict[str, GaugeMetricFamily]:
 
 class ReadSideMetrics:
     """The read side's registry: the collector, the alert counter, the record outcomes, the
-    holes checked."""
+    holes checked, the records faust skipped."""
 
     def __init__(self, source: Callable[[], ReadSideSnapshot]) -> None:
         self.registry = CollectorRegistry()
@@ -126,11 +126,16 @@ class ReadSideMetrics:
             ["outcome"],
             registry=self.registry,
         )
-
         self.holes = Counter(
             "jackpot_readside_holes_checked",
             "Holes in the offsets faust delivered (transaction markers, aborted records) read "
             "and found empty before faust could commit past them",
+            registry=self.registry,
+        )
+        self.filled = Counter(
+            "jackpot_readside_records_skipped_by_faust",
+            "Committed records faust did not hand to the agent, read from the broker and "
+            "applied in their place",
             registry=self.registry,
         )
 

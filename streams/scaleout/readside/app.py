@@ -4,8 +4,8 @@ topic, and a timer that refreshes the metrics and raises contribution-rate alert
 - **read_committed** (`transport`): the agent never sees a record of an aborted money-path
   transaction.
 - **No record skipped.** faust commits past any offset it did not deliver, believing it a
-  transaction marker; the read side reads each such hole first and exits for its supervisor if
-  it holds a record (`gaps`).
+  transaction marker, and sometimes drops a record it fetched; the read side reads each such
+  hole first and applies any committed record inside it, in offset order (`gaps`, `order`).
 - **At-least-once, idempotent writes.** No offset is committed before the table's changelog
   writes of the records below it are acknowledged (`transport`), so after a crash the state is
   at least as new as the committed offsets: the events redelivered are a suffix of each
@@ -36,7 +36,7 @@ from typing import Any
 import faust
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.lag import CommittedOffsets, waiting_partitions
+from streams.adapters.kafka.lag import CommittedRecord, CommittedRecords, waiting_partitions
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
@@ -45,7 +45,7 @@ from streams.codec import DEDUPE_HEADER
 from streams.scaleout.readside.aggregate import DaySpec, Retention
 from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
-from streams.scaleout.readside.gaps import GapGuard, exit_skipped
+from streams.scaleout.readside.gaps import GapGuard
 from streams.scaleout.readside.order import TakenInOrder
 from streams.scaleout.readside.publish import BoardPublisher
 from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
@@ -98,7 +98,7 @@ class ReadSide:
     surveillance: Surveillance
     metrics: ReadSideMetrics
     publisher: BoardPublisher | None = None
-    hole_reads: CommittedOffsets | None = None  # the gap guard's consumer
+    hole_reads: CommittedRecords | None = None  # the gap guard's consumer
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
@@ -114,33 +114,42 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     surveillance = Surveillance(band=settings.band)
     aggregator = Aggregator(table, settings.spec, retention=settings.retention)
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
-    reads = CommittedOffsets(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
-    guard = GapGuard(reads, exit_skipped, metrics.holes.inc)
+    reads = CommittedRecords(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
+    guard = GapGuard(reads, metrics.holes.inc)
     app.gap_guard = guard
+    records = metrics.records
+    stall = StallWatch(settings.stall_exit_s)
 
-    async def head(tp: Any) -> int:
+    def step(value: bytes | None, partition: int, offset: int) -> str:
+        outcome = aggregator.take(value, partition, offset)
+        stall.took()
+        records.labels(outcome).inc()
+        return outcome
+
+    def fill(tp: Any, record: CommittedRecord) -> None:  # a record faust skipped, from a read
+        step(record[1], tp.partition, record[0])
+        metrics.filled.inc()
+
+    async def head(tp: Any) -> int | None:
         consumer: Any = app.consumer  # the read side's own (`transport`)
-        return int(await consumer.head_after_seek(tp))
+        found: int | None = await consumer.head_after_seek(tp)
+        return found
 
-    order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.empty)
+    order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.inside, fill)
+    guard.taken = order.taken_through
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
     )
     alerts = app.topic(
         settings.alerts_topic, partitions=1, key_serializer="raw", value_serializer="raw"
     )
-    records = metrics.records
-    stall = StallWatch(settings.stall_exit_s)
 
     @app.agent(events)
     async def aggregate(stream: Any) -> None:
         async for event in stream.events():
             message = event.message
-            if not await order.take(message.tp, message.offset):
-                continue  # a record skipped before it: the guard stops the read side
-            outcome = aggregator.take(message.value, message.partition, message.offset)
-            stall.took()
-            records.labels(outcome).inc()
+            await order.take(message.tp, message.offset)  # what faust skipped before it first
+            outcome = step(message.value, message.partition, message.offset)
             if outcome == "applied" and surveillance.due(aggregator):
                 await review_now()  # an hour closed: checked now, even while catching up
 

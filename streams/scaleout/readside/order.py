@@ -1,62 +1,85 @@
-"""The agent applies the records of a partition in offset order, with no committed record
-skipped: before it applies a record past a jump in the offsets, the jump is read and must hold
-no committed record (`gaps`).
+"""The agent applies the records of a partition in offset order, none skipped: before it
+applies a record past a jump in the offsets, the jump is read (`gaps`) and any committed record
+inside it is applied first, from the read.
 
 The aggregates are idempotent by offset: a window keeps the offset of the last record it
 applied and skips every record at or below it (`aggregate.apply`). That holds only if no
 record below the mark is missing. faust-streaming 0.15.3 breaks it: measured under load, it
 never handed the agent a record it had fetched while it sought after a start (partition 1
-offset 38, a ``contribution_recorded`` of table tcp-5 in the floor's first hour: the record the
-CI run lost), and handed over the next one, which moved the windows' marks past it. The
-consumer's checks (`transport`) then held the commit below it and the read side exited for
-its supervisor, but the restart read it again only to skip it as applied already: lost.
+offset 38, a ``contribution_recorded`` of table tcp-5 in the floor's first hour: a record CI
+lost), and handed over the next one, which would have moved the windows' marks past it.
 
-So the check runs here, before the record is applied: the agent keeps per partition the last
-offset taken (everything at or below it applied or read as absent), the first record of a
-partition after a seek is checked against the head (the first offset not committed: what
-faust's seek starts from), and a jump is read first. A record inside makes the read side exit
-at once (`gaps.exit_skipped`), the marks still below it, so the restart counts it. A jump is
-one read (~1 ms on a local broker), the holes of a partition that wait meanwhile read together.
+So the agent keeps per partition the last offset taken in the group's current generation
+(everything from the head up to it applied, or read as absent), holds the first record of a
+partition after a seek to the head (the first offset not committed: what faust's seek starts
+from), and reads each jump first: a marker or an aborted record reads empty; a record faust
+skipped is applied from the read, in its place. After a rebalance the partition starts again
+at its head, so a record redelivered or still in hand from the last generation is read or
+taken again, and the windows' marks skip what they hold already.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 
 from faust.types import TP
 
-from streams.scaleout.readside.gaps import Hole
+from streams.adapters.kafka.lag import CommittedRecord
+from streams.scaleout.readside.gaps import Hole, skipped_message
+
+logger = logging.getLogger(__name__)
+
+Apply = Callable[[TP, CommittedRecord], None]
+"""The agent's step for a record faust skipped (synchronous: its table writes are sent before
+anything may commit past it)."""
 
 
 class TakenInOrder:
-    """Per partition, the last offset taken: a record past the next offset waits until the
-    jump was read empty (``empty``: the gap guard's read, which exits on a record inside)."""
+    """Per partition, the last offset taken in this generation: a record past the next offset
+    waits until the jump was read, and what the read found was applied (``apply``)."""
 
     def __init__(
         self,
         generation: Callable[[], int],
-        head: Callable[[TP], Awaitable[int]],
-        empty: Callable[[Hole], Awaitable[bool]],
+        head: Callable[[TP], Awaitable[int | None]],
+        inside: Callable[[Hole], Awaitable[list[CommittedRecord]]],
+        apply: Apply,
     ) -> None:
         self.generation = generation  # the consumer group's generation now
-        self.head = head  # a partition's head after this generation's seek (waits for it)
-        self.empty = empty
+        #: a partition's head after this generation's seek (waits for it; None: not assigned)
+        self.head = head
+        self.inside = inside
+        self.apply = apply
         self.last: dict[TP, int] = {}
         self.checked: dict[TP, int] = {}  # the generation whose head each partition was held to
+        self.filled = 0  # records faust skipped, applied from a read
 
-    async def take(self, tp: TP, offset: int) -> bool:
-        """True once the record at ``offset`` may be applied: everything below it was taken
-        or read absent. False if the read found a record skipped (the guard exits then)."""
+    async def take(self, tp: TP, offset: int) -> None:
+        """Return once the record at ``offset`` may be applied: everything from the head below
+        it was taken, read absent, or applied from the read."""
         generation = self.generation()
-        last = self.last.get(tp, -1)
         if self.checked.get(tp) != generation:
-            # after a seek: not below the head (records there are committed, applied), and a
-            # record of the last generation still in hand continues from where it was
-            last = max(last, await self.head(tp) - 1)
+            head = await self.head(tp)
+            if head is None:
+                return  # in hand from a partition no longer assigned: applied as delivered
+            self.last[tp] = head - 1  # after a seek: below the head, committed and applied
             self.checked[tp] = generation
-        if offset > last + 1 and not await self.empty(
-            Hole(tp.topic, tp.partition, last + 1, offset)
-        ):
-            return False
-        self.last[tp] = max(last, offset)
-        return True
+        last = self.last[tp]
+        if offset > last + 1:
+            hole = Hole(tp.topic, tp.partition, last + 1, offset)
+            records = await self.inside(hole)
+            if records:
+                logger.warning(skipped_message(hole, records))
+            for record in records:  # no await: all applied before the commit may see them
+                self.apply(tp, record)
+                self.filled += 1
+        self.last[tp] = max(self.last[tp], offset)
+
+    def taken_through(self, topic: str, partition: int) -> int | None:
+        """The last offset taken of a partition in the group's current generation (None: none
+        yet): every committed record up to it was applied by this process."""
+        tp = TP(topic, partition)
+        if self.checked.get(tp) != self.generation():
+            return None
+        return self.last.get(tp)

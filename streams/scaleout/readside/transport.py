@@ -26,11 +26,10 @@ are acknowledged by the broker.
   head untaken (`head_taken`), and without a read offset (a fresh group) it sees no hole
   before the first record it delivers. The consumer here reads every hole from the head on
   (`gaps`) and commits nothing while the record at the head is neither taken nor inside a hole
-  read empty (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read
-  like a hole: faust skipped a record it reported no hole for, and the read side exits for its
-  supervisor (`gaps.exit_skipped`), which starts it again from the committed offset, below
-  the record: never passed. The agent's own check (`order`) keeps the windows from moving
-  past such a record meanwhile.
+  passed (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read like
+  a hole: faust skipped a record it reported no hole for. A hole is passed once read empty, or
+  once the agent, which reads every jump itself (`order`), applied the records faust skipped
+  there from its read: never passed unseen.
 """
 
 from __future__ import annotations
@@ -106,15 +105,25 @@ async def gap_after_check(
     hole: Hole,
     register: Callable[[TP, int, int], Awaitable[None]],
 ) -> None:
-    """Give ``hole`` to faust (``register``: its own `_add_gap`) once ``guard`` read it empty,
-    unless the partition was revoked or the group rebalanced meanwhile (it is read again from
-    its committed offset then). A hole holding a record is never given (the guard exits)."""
+    """Give ``hole`` to faust (``register``: its own step of `_add_gap`, the offsets up to
+    ``hole.stop - 1``) once ``guard`` read it, and once the agent applied any record the read
+    found inside (`order`: it reads the hole too and applies what faust skipped), unless the
+    partition was revoked or the group rebalanced meanwhile (it is read again from its
+    committed offset then)."""
     generation = consumer.app.consumer_generation_id
-    if not await guard.empty(hole):
-        return
-    if consumer.app.consumer_generation_id != generation or tp not in consumer.assignment():
-        return
-    await register(tp, hole.start, hole.stop)
+
+    def current() -> bool:
+        return consumer.app.consumer_generation_id == generation and tp in consumer.assignment()
+
+    def applied() -> bool:
+        taken = guard.taken(hole.topic, hole.partition)
+        return taken is not None and taken >= hole.stop - 1
+
+    if await guard.inside(hole):
+        while current() and not applied():
+            await asyncio.sleep(SEEK_POLL_S)
+    if current():
+        await register(tp, hole.start, hole.stop - 1)
 
 
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
@@ -143,13 +152,13 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         self._sought = None
         self._read_offset = ReadOffsets(lambda: int(self.app.consumer_generation_id))
 
-    async def head_after_seek(self, tp: TP) -> int:
+    async def head_after_seek(self, tp: TP) -> int | None:
         """``tp``'s head after the seek of the group's generation now, once that seek is done
-        (faust delivers records while it seeks: `order`)."""
+        (faust delivers records while it seeks: `order`); None if that seek left ``tp`` out."""
         while True:
             sought = self._sought
             if sought is not None and sought[0] == self.app.consumer_generation_id:
-                return sought[1].get(tp, 0)
+                return sought[1].get(tp)
             await asyncio.sleep(SEEK_POLL_S)
 
     def _new_consumer_thread(self) -> _ReadCommittedThread:

@@ -1,6 +1,7 @@
 """Holes in the offsets faust delivers are read before faust may commit past them
-(`streams.scaleout.readside.gaps`, and the consumer's `_add_gap` in `transport`), without a
-broker: the reads are a function over a hand-written partition."""
+(`streams.scaleout.readside.gaps`, and the consumer's `_add_gap` in `transport`), and a hole
+holding records is passed only once the agent applied them, without a broker: the reads are a
+function over a hand-written partition."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.model.errors import StoreUnavailable
+from streams.adapters.kafka.lag import CommittedRecord
 from streams.scaleout.readside import gaps
 from streams.scaleout.readside.gaps import GapGuard, Hole
 from streams.scaleout.readside.transport import gap_after_check
@@ -30,32 +32,48 @@ class Partition:
     failures: int = 0
     reads: list[tuple[int, int]] = field(default_factory=list)
 
-    def committed_in(self, topic: str, partition: int, start: int, stop: int) -> list[int]:
+    def committed_in(
+        self, topic: str, partition: int, start: int, stop: int
+    ) -> list[CommittedRecord]:
         self.reads.append((start, stop))
         if self.failures:
             self.failures -= 1
             msg = "broker away"
             raise StoreUnavailable(msg)
-        return [o for o in sorted(self.committed) if start <= o < stop]
+        return [record(o) for o in sorted(self.committed) if start <= o < stop]
+
+
+def record(offset: int) -> CommittedRecord:
+    """The committed record at ``offset`` (its value names it)."""
+    return offset, f"record {offset}".encode()
 
 
 def guard_over(partition: Partition) -> tuple[GapGuard, list[tuple[Hole, int]], list[int]]:
+    """A guard over ``partition``; the holes read that held records (with the first inside)
+    and a count of the empty ones."""
     skipped: list[tuple[Hole, int]] = []
     empties: list[int] = []
-    guard = GapGuard(
-        partition.committed_in, lambda h, o: skipped.append((h, o)), lambda: empties.append(1)
-    )
+    guard = GapGuard(partition.committed_in, lambda: empties.append(1))
+    read = guard.inside
+
+    async def recorded(hole: Hole) -> list[CommittedRecord]:
+        found = await read(hole)
+        if found:
+            skipped.append((hole, found[0][0]))
+        return found
+
+    guard.inside = recorded  # type: ignore[method-assign]
     return guard, skipped, empties
 
 
-def test_a_marker_is_an_empty_hole_and_a_skipped_record_is_not() -> None:
+def test_a_marker_is_an_empty_hole_and_a_skipped_record_is_read_with_its_value() -> None:
     # records 0-2, a commit marker at 3, records 4-6 (the one at 5 never delivered by faust)
     partition = Partition([0, 1, 2, 4, 5, 6])
     guard, skipped, empties = guard_over(partition)
     marker = Hole(TOPIC, 0, 3, 4)  # faust delivered 2, then 4
     lost = Hole(TOPIC, 0, 5, 6)  # faust delivered 4, then 6
-    assert asyncio.run(guard.empty(marker)) is True
-    assert asyncio.run(guard.empty(lost)) is False
+    assert asyncio.run(guard.inside(marker)) == []
+    assert asyncio.run(guard.inside(lost)) == [(5, b"record 5")]
     assert skipped == [(lost, 5)]
     assert empties == [1]
 
@@ -64,7 +82,7 @@ def test_a_failed_read_is_tried_again_until_it_answers(monkeypatch: Any) -> None
     monkeypatch.setattr(gaps, "RETRY_S", 0.0)
     partition = Partition([0, 9], failures=2)
     guard, skipped, _ = guard_over(partition)
-    assert asyncio.run(guard.empty(Hole(TOPIC, 1, 1, 9))) is True
+    assert asyncio.run(guard.inside(Hole(TOPIC, 1, 1, 9))) == []
     assert partition.reads == [(1, 9)] * 3
     assert skipped == []
 
@@ -73,16 +91,16 @@ def test_a_failed_read_is_tried_again_until_it_answers(monkeypatch: Any) -> None
     records=st.sets(st.integers(0, 60), min_size=1, max_size=40),
     data=st.data(),
 )
-def test_a_hole_is_empty_exactly_when_no_committed_record_lies_inside(
+def test_a_read_gives_exactly_the_committed_records_inside_in_order(
     records: set[int], data: st.DataObject
 ) -> None:
     stop = data.draw(st.sampled_from(sorted(records)))  # faust delivers a committed record
     start = data.draw(st.integers(0, stop))
-    guard, skipped, _ = guard_over(Partition(sorted(records)))
-    empty = asyncio.run(guard.empty(Hole(TOPIC, 2, start, stop)))
+    guard, _, empties = guard_over(Partition(sorted(records)))
+    found = asyncio.run(guard.inside(Hole(TOPIC, 2, start, stop)))
     inside = sorted(o for o in records if start <= o < stop)
-    assert empty is (not inside)
-    assert [offset for _hole, offset in skipped] == inside[:1]  # the first one inside
+    assert found == [record(o) for o in inside]
+    assert len(empties) == (0 if inside else 1)
 
 
 def test_holes_waiting_while_a_read_runs_are_read_together() -> None:
@@ -96,10 +114,10 @@ def test_holes_waiting_while_a_read_runs_are_read_together() -> None:
         Hole(TOPIC, 0, 11, 12),
     ]
 
-    async def scenario() -> list[bool]:
-        return list(await asyncio.gather(*(guard.empty(h) for h in holes)))
+    async def scenario() -> list[list[CommittedRecord]]:
+        return list(await asyncio.gather(*(guard.inside(h) for h in holes)))
 
-    assert asyncio.run(scenario()) == [True, True, False, True]
+    assert asyncio.run(scenario()) == [[], [], [record(9)], []]
     assert partition.reads == [(3, 4), (7, 12)]  # the first alone, the three waiting in one
     assert skipped == [(holes[2], 9)]
     assert len(empties) == 3
@@ -136,15 +154,50 @@ TP0 = TP(TOPIC, 0)
 def test_faust_is_told_of_a_hole_only_after_it_was_read_empty() -> None:
     partition = Partition([0, 1, 2, 4])
     guard, skipped, _ = guard_over(partition)
-    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == [(3, 4)]
+    # the hole's offsets only: the record faust delivers after it is acked when applied
+    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == [(3, 3)]
     assert partition.reads == [(3, 4)]
     assert skipped == []
 
 
-def test_a_hole_holding_a_record_is_never_given_to_faust() -> None:
-    guard, skipped, _ = guard_over(Partition([0, 1, 2, 3, 4]))
-    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == []
-    assert skipped == [(Hole(TOPIC, 0, 3, 4), 3)]
+def test_a_hole_holding_a_record_is_given_to_faust_once_the_agent_applied_it() -> None:
+    guard, skipped, _ = guard_over(Partition([0, 1, 2, 3, 4, 5]))
+    taken: dict[int, int] = {}
+    guard.taken = lambda _topic, partition: taken.get(partition)
+    stand_in = StandIn(assigned={TP0})
+
+    async def scenario() -> list[list[tuple[int, int]]]:
+        check = asyncio.ensure_future(
+            gap_after_check(stand_in, guard, TP0, Hole(TOPIC, 0, 2, 5), stand_in.register)
+        )
+        seen = []
+        for agent_at in (None, 3, 4):  # the agent took nothing yet, then up to 3, then 4
+            if agent_at is not None:
+                taken[0] = agent_at
+            await asyncio.sleep(0.2)
+            seen.append(list(stand_in.added))
+        await check
+        return seen
+
+    assert asyncio.run(scenario()) == [[], [], [(2, 4)]]
+    assert skipped == [(Hole(TOPIC, 0, 2, 5), 2)]
+
+
+def test_a_hole_holding_a_record_is_never_given_after_a_rebalance() -> None:
+    guard, _, _ = guard_over(Partition([0, 1, 2, 3, 4, 5]))
+    stand_in = StandIn(assigned={TP0})
+
+    async def scenario() -> None:
+        check = asyncio.ensure_future(
+            gap_after_check(stand_in, guard, TP0, Hole(TOPIC, 0, 2, 5), stand_in.register)
+        )
+        await asyncio.sleep(0.2)
+        stand_in.generation = 2  # the agent never took it in generation 1
+        guard.taken = lambda _topic, _partition: 9  # what generation 2's agent says
+        await asyncio.wait_for(check, 1.0)
+
+    asyncio.run(scenario())
+    assert stand_in.added == []
 
 
 def test_a_partition_revoked_while_its_hole_was_read_gets_no_gap() -> None:
