@@ -127,8 +127,13 @@ class CommittedRecords:
         raise StoreUnavailable(msg)
 
     def close(self) -> None:
-        """Close the consumer once the read in flight (if any) is done."""
-        with self.lock:
+        """Close the consumer, unless a read is still in flight (the process is leaving then:
+        the read is abandoned with it, not waited for)."""
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
             if not self.closed:
                 self.closed = True
                 self.consumer.close()
+        finally:
+            self.lock.release()

@@ -31,7 +31,7 @@ import json
 import logging
 import tempfile
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import faust
 
@@ -47,8 +47,9 @@ from streams.scaleout.readside.alerts import Alert, Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
 from streams.scaleout.readside.gaps import GapGuard
 from streams.scaleout.readside.order import TakenInOrder
+from streams.scaleout.readside.ownership import Ownership
 from streams.scaleout.readside.publish import BoardPublisher
-from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled
+from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled, leave
 from streams.scaleout.readside.transport import ReadSideApp
 
 logger = logging.getLogger(__name__)
@@ -130,10 +131,9 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         step(record[1], tp.partition, record[0])
         metrics.filled.inc()
 
-    async def head(tp: Any) -> int | None:
-        consumer: Any = app.consumer  # the read side's own (`transport`)
-        found: int | None = await consumer.head_after_seek(tp)
-        return found
+    def head(tp: Any) -> Any:  # the read side's own consumer (`transport`): a head, once sought
+        consumer: Any = app.consumer
+        return consumer.head_after_seek(tp)
 
     order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.inside, fill)
     guard.taken = order.taken_through
@@ -216,42 +216,6 @@ def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
     return BoardPublisher(model)
 
 
-@dataclass
-class Ownership:
-    """Whether this process owns every partition of the events topic: the alert is exact only
-    then (a table's contributions come on its meters' partitions, so each process of several
-    holds part of every table's hour and would judge it on part of the data). The deployment
-    runs one replica; should two run, each says so once and holds its alerts until one of them
-    owns every partition again (module docstring)."""
-
-    topic: str
-    partitions: int
-    whole: bool = False
-    said: str = ""
-    owned: frozenset[int] = frozenset()
-
-    def check(self, app: Any) -> bool:
-        """Ask faust for the assignment now; log a change (nothing before the first)."""
-        assigned = app.consumer.assignment()
-        self.owned = frozenset(tp.partition for tp in assigned if tp.topic == self.topic)
-        owned = len(self.owned)
-        self.whole = owned == self.partitions
-        state = "" if owned == 0 else "whole" if self.whole else f"{owned}"
-        if state and state != self.said:
-            if self.whole:
-                logger.info("readside: owns every partition of %s: alerts judged", self.topic)
-            else:
-                logger.warning(PARTIAL, owned, self.partitions, self.topic)
-            self.said = state
-        return self.whole
-
-
-PARTIAL = (
-    "readside: assigned %d of %d partitions of %s: contribution-rate alerts are held until one "
-    "read side owns them all (run one replica)"
-)
-
-
 async def _raise(topic: Any, alert: Alert) -> None:
     """The alert record (key: the table; its id in the dedupe header), and a log line."""
     body = json.dumps(alert.to_json(), separators=(",", ":"), sort_keys=True).encode()
@@ -280,10 +244,13 @@ def provision_topics(settings: ReadSideSettings) -> None:
         raise StoreUnavailable(msg) from exc
 
 
-def run(settings: ReadSideSettings) -> int:
+def run(settings: ReadSideSettings) -> NoReturn:
     """Run until SIGTERM or SIGINT (mode's worker handles both: it stops the agent, flushes the
-    changelog and commits, then returns); the exit code. faust's data directory is a temporary
-    one, removed at the end (the tables live in memory and in their changelog)."""
+    changelog and commits, then returns), then leave with its exit code at once (`stall.leave`:
+    joining the threads still out made SIGTERM take over 10 s on a loaded host). faust's data
+    directory is a temporary one, removed first (the tables live in memory and in their
+    changelog)."""
+    code = 1
     with tempfile.TemporaryDirectory(prefix="jackpot-readside-") as datadir:
         loop = asyncio.new_event_loop()  # the app is built in the loop that runs it (issue 13)
         asyncio.set_event_loop(loop)
@@ -295,10 +262,10 @@ def run(settings: ReadSideSettings) -> int:
         try:
             worker.execute_from_commandline()
         except SystemExit as exc:
-            return exc.code if isinstance(exc.code, int) else 1
+            code = exc.code if isinstance(exc.code, int) else 1
         finally:
             if side.publisher is not None:
                 side.publisher.close()
             if side.hole_reads is not None:
                 side.hole_reads.close()
-    return 0  # pragma: no cover - execute_from_commandline always raises SystemExit
+    leave(code, f"readside: stopped (exit {code})")

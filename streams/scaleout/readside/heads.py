@@ -1,19 +1,13 @@
 """The head of a partition of the events topic: its first offset not committed. faust's commit
 may pass it untaken; these are the read side's own rules for it, used by its consumer
-(`transport`) and its agent (`order`): what the head is after a seek, which read offsets to
-keep then, and whether the head's record was taken."""
+(`transport`) and its agent (`order`): what the head is after a seek, and which read offsets to
+keep then."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from faust.types import TP
-
-HEAD_WAIT_S = 20.0
-"""How long a partition's head may stay untaken below acked records before it is read
-(`_WrittenBeforeCommittedConsumer._check_head`); records acked before a rebalance wait for the
-seek back below them meanwhile (seconds on a loaded machine)."""
 
 SEEK_POLL_S = 0.05  # how often the agent looks whether the seek it waits for is done
 
@@ -31,16 +25,15 @@ def read_offsets_after_seek(
     heads: Mapping[TP, int], delivered: Mapping[TP, int | None]
 ) -> dict[TP, int | None]:
     """The read offsets faust keeps after a seek to ``heads``: the offset of the last record
-    taken, one below the head, so a record missing right at the head (the first after a start)
-    is a jump faust reports as a hole (`_add_gap`), which the guard reads (`gaps`). Below a head
-    of 0 or 1, none (faust reads a read offset of 0 as none, and -1 made a hole of every
-    record a rebalance's seek brought again after the batch faust had in hand): the agent holds
-    the first record to the head itself (`order`), and the commit waits for it (`head_taken`).
+    taken, one below the head (faust drops every record at or below its read offset, so one
+    left from before the seek would drop the records sought again). Below a head of 0 or 1,
+    none (faust reads a read offset of 0 as none). The agent holds the first record to the
+    head itself (`order`) either way.
 
     faust delivers records while it seeks (its recovery resumes the partitions first), so a
     partition may have ``delivered`` records of this assignment by then: its read offset stays
-    at the last of them (its records up to there were taken or read as holes), or a hole from
-    the head would hold the records just taken and the guard would stop the read side."""
+    at the last of them (its records up to there were taken), or faust would deliver them
+    again."""
 
     def last_taken(tp: TP, head: int) -> int | None:
         below = head - 1 if head > 1 else None
@@ -50,14 +43,6 @@ def read_offsets_after_seek(
         return max(taken, below)
 
     return {tp: last_taken(tp, head) for tp, head in heads.items()}
-
-
-def head_taken(head: int, acked: Sequence[int], gaps: Any) -> bool:
-    """Whether the record at ``head`` (the first offset not committed) was taken: acked, or
-    inside a hole the guard read empty. faust's own test (`Consumer._new_offset`) lets it pass
-    untaken (its committed offset is the next one to read, and it asks only that the first
-    acked be at most one above it) and tests nothing while the group has no committed offset."""
-    return min(acked) <= head or bool(gaps.at(head))
 
 
 class ReadOffsets(dict[TP, int | None]):

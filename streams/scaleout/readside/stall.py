@@ -107,6 +107,13 @@ def exit_stalled(topic: str, waiting: Waiting, limit_s: float) -> NoReturn:
 def exit_for_supervisor(why: str) -> NoReturn:
     """Log ``why`` and leave with `EXIT_STALLED` at once, for the supervisor to start the read
     side again from the group's committed offsets."""
-    logger.error(why)
+    leave(EXIT_STALLED, why, logging.ERROR)
+
+
+def leave(code: int, why: str, level: int = logging.INFO) -> NoReturn:
+    """Log ``why`` and end the process with ``code`` now, joining no thread: what is still out
+    (a hole read or a stall probe in a thread, each up to its own timeouts; librdkafka's
+    handles) holds nothing the read side must keep."""
+    logger.log(level, why)
     logging.shutdown()
-    os._exit(EXIT_STALLED)
+    os._exit(code)

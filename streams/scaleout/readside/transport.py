@@ -18,26 +18,24 @@ are acknowledged by the broker.
   record it never delivered: `gaps`. The barrier costs nothing when the writes are done.) So
   each table of the app hands every changelog write it sends to the app's `ChangelogWrites`,
   and the consumer takes the offsets it may commit, then waits until every write sent by then
-  is acknowledged, and only then commits them. A record is
-  acknowledged to faust after the agent's step for it (its writes) returned, so the writes
-  behind every offset taken are among those waited for.
-- **Never past the head unseen.** Each partition's head is its first offset not committed (the
-  group's committed offset, else the partition's first offset). faust's commit may pass the
-  head untaken (`head_taken`), and without a read offset (a fresh group) it sees no hole
-  before the first record it delivers. The consumer here reads every hole from the head on
-  (`gaps`) and commits nothing while the record at the head is neither taken nor inside a hole
-  passed (`heads`). A head still untaken below acked records after `HEAD_WAIT_S` is read like
-  a hole: faust skipped a record it reported no hole for. A hole is passed once read empty, or
-  once the agent, which reads every jump itself (`order`), applied the records faust skipped
-  there from its read: never passed unseen.
+  is acknowledged, and only then commits them. The agent takes a record and applies it with no
+  await between, so the writes behind every offset taken are among those waited for.
+- **The commit follows the agent.** faust's own offset to commit comes from its acks and the
+  holes it saw, and it passes records it never delivered: the head (the first offset not
+  committed) untaken, since its test asks only that the first ack be at most one above it and
+  tests nothing while the group has no commit; a record it dropped while it sought, taken for a
+  transaction marker; and under load after a rebalance it held the commit below records applied
+  long before. Here the offset to commit is one past the last offset the agent took in order in
+  the group's current generation (`_new_offset`): the agent holds the first record after each
+  seek to the head, reads every jump before it takes the record after it, and applies any
+  committed record faust skipped from that read (`order`, `gaps`), so everything below that
+  offset was applied, its writes sent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
-import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 import faust
@@ -47,12 +45,10 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
 from controller.model.errors import StoreUnavailable
-from streams.scaleout.readside.gaps import GapGuard, Hole
+from streams.scaleout.readside.gaps import GapGuard
 from streams.scaleout.readside.heads import (
-    HEAD_WAIT_S,
     SEEK_POLL_S,
     ReadOffsets,
-    head_taken,
     heads_after_seek,
     read_offsets_after_seek,
 )
@@ -98,34 +94,6 @@ def writes_of(app: Any) -> ChangelogWrites:
     return writes
 
 
-async def gap_after_check(
-    consumer: Any,
-    guard: GapGuard,
-    tp: TP,
-    hole: Hole,
-    register: Callable[[TP, int, int], Awaitable[None]],
-) -> None:
-    """Give ``hole`` to faust (``register``: its own step of `_add_gap`, the offsets up to
-    ``hole.stop - 1``) once ``guard`` read it, and once the agent applied any record the read
-    found inside (`order`: it reads the hole too and applies what faust skipped), unless the
-    partition was revoked or the group rebalanced meanwhile (it is read again from its
-    committed offset then)."""
-    generation = consumer.app.consumer_generation_id
-
-    def current() -> bool:
-        return consumer.app.consumer_generation_id == generation and tp in consumer.assignment()
-
-    def applied() -> bool:
-        taken = guard.taken(hole.topic, hole.partition)
-        return taken is not None and taken >= hole.stop - 1
-
-    if await guard.inside(hole):
-        while current() and not applied():
-            await asyncio.sleep(SEEK_POLL_S)
-    if current():
-        await register(tp, hole.start, hole.stop - 1)
-
-
 class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
     def _create_worker_consumer(self, transport: Any) -> Any:
         consumer = super()._create_worker_consumer(transport)
@@ -134,23 +102,24 @@ class _ReadCommittedThread(faust_aiokafka.AIOKafkaConsumerThread):
 
 
 class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
-    """faust's consumer with its holes checked before it may commit past them (`_add_gap`),
-    and its commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
-    offsets, publish their attachments, commit) with the wait for the changelog's writes
-    between taking the offsets and committing them (module docstring)."""
+    """faust's consumer whose commit, in the read side, follows the agent's order (`_new_offset`),
+    and whose commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
+    offsets, publish their attachments, commit) waits for the changelog's writes between taking
+    the offsets and committing them (module docstring). Without a guard (the liveness app),
+    faust's own offsets."""
 
-    _gap_checks: set[asyncio.Future[None]]
-    #: per partition, its head left untaken ((generation, offset)) and since when
-    _heads_waiting: dict[TP, tuple[tuple[int, int], float]]
     #: the generation of the last seek and the heads it left (`head_after_seek`)
     _sought: tuple[int, dict[TP, int]] | None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        self._gap_checks = set()
-        self._heads_waiting = {}
         self._sought = None
         self._read_offset = ReadOffsets(lambda: int(self.app.consumer_generation_id))
+
+    def _guard(self) -> GapGuard | None:
+        """The read side's guard (`app.build`); None in the liveness app."""
+        guard: GapGuard | None = getattr(self.app, "gap_guard", None)
+        return guard
 
     async def head_after_seek(self, tp: TP) -> int | None:
         """``tp``'s head after the seek of the group's generation now, once that seek is done
@@ -165,73 +134,35 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         return _ReadCommittedThread(self, loop=self.loop, beacon=self.beacon)
 
     async def _add_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
-        """faust's hole (``offset_from`` .. ``offset_to - 1``; it delivers ``offset_to`` now)
-        registered only after the app's `GapGuard` read it empty (`gaps`); until then faust's
-        commit stops below it. Without a guard (the liveness app), faust's own step."""
-        guard = getattr(self.app, "gap_guard", None)
-        if guard is None:
+        """faust's hole (``offset_from`` .. ``offset_to - 1``): nothing in the read side, whose
+        agent reads every jump itself before it takes the record after it (`order`) and whose
+        commit follows the agent (`_new_offset`). In the liveness app, faust's own step."""
+        if self._guard() is None:
             await super()._add_gap(tp, offset_from, offset_to)
-            return
-        start = max(offset_from, self._head(tp))  # below the head: committed, taken
-        if start < offset_to:
-            self._check_hole(guard, Hole(tp.topic, tp.partition, start, offset_to))
-
-    def _check_hole(self, guard: GapGuard, hole: Hole) -> None:
-        tp = TP(hole.topic, hole.partition)
-        check = asyncio.ensure_future(gap_after_check(self, guard, tp, hole, self._register_gap))
-        self._gap_checks.add(check)  # held until done (the loop keeps only weak references)
-        check.add_done_callback(self._gap_checks.discard)
-
-    def _check_head(self, tp: TP, now: float) -> None:
-        """Read the offsets from the head up to the first acked (`gaps`) once the head has
-        waited `HEAD_WAIT_S` untaken while records above it were acked: faust delivered them and
-        reported no hole below (measured: a record faust fetched while it sought, never handed
-        to the agent, with no jump in its read offsets; its own commit passed it). Sooner, the
-        head may still come: records acked before a rebalance seek back below them."""
-        guard = getattr(self.app, "gap_guard", None)
-        acked = self._acked.get(tp)
-        if guard is None or not acked or head_taken(self._head(tp), acked, self._gap[tp]):
-            self._heads_waiting.pop(tp, None)
-            return
-        head = (self.app.consumer_generation_id, self._head(tp))
-        since = self._heads_waiting.setdefault(tp, (head, now))
-        if since[0] != head:
-            self._heads_waiting[tp] = (head, now)
-        elif now - since[1] >= HEAD_WAIT_S:
-            self._heads_waiting[tp] = (head, math.inf)  # read once for this head
-            self._check_hole(guard, Hole(tp.topic, tp.partition, head[1], min(acked)))
-
-    async def _register_gap(self, tp: TP, offset_from: int, offset_to: int) -> None:
-        """faust's step of `_add_gap` (the offsets ``offset_from`` .. ``offset_to`` count as
-        taken), cut at the head, not one above it as faust cuts: `head_taken` must find the
-        head inside a hole that starts there."""
-        start = max(offset_from, self._head(tp))
-        if start <= offset_to:
-            gaps = self._gap[tp]
-            gaps.addi(start, offset_to + 1)
-            gaps.merge_overlaps()
-
-    def _head(self, tp: TP) -> int:
-        """The first offset not committed (faust keeps 0 as None)."""
-        return self._committed_offset[tp] or 0
 
     def _new_offset(self, tp: TP) -> int | None:
-        """faust's offset to commit (`Consumer._new_offset`), None while the record at the
-        head was not taken (`head_taken`): the commit then waits for the record, or for the
-        guard to read its hole, and never passes it unseen."""
-        acked = self._acked[tp]
-        guarded = getattr(self.app, "gap_guard", None) is not None
-        if acked and guarded and not head_taken(self._head(tp), acked, self._gap[tp]):
-            return None
-        offset: int | None = super()._new_offset(tp)
-        return offset
+        """The offset to commit. In the read side: one past the last offset the agent took in
+        order in the group's generation now (`order.TakenInOrder.taken_through`: every committed
+        record from the head up to it applied, its table writes sent), None before it took one.
+        faust's own acks are dropped: its bookkeeping passes records it never delivered (the
+        head, a hole it took for a marker: `gaps`), and under load after a rebalance it held
+        the commit below records applied long before (a stall exit each time). In the liveness
+        app, faust's own offset."""
+        guard = self._guard()
+        if guard is None:
+            offset: int | None = super()._new_offset(tp)
+            return offset
+        self._acked[tp].clear()  # faust's acks, unused here (kept from growing)
+        self._acked_index[tp].clear()
+        taken = guard.taken(tp.topic, tp.partition)
+        return None if taken is None else taken + 1
 
     async def perform_seek(self) -> None:
         """faust's seek to the committed offsets (`Consumer.perform_seek`, faust-streaming
         0.15.3), each partition's head (`heads_after_seek`: its first offset where the group
         has no commit) kept as faust's committed offset and its read offset set below it by
         `read_offsets_after_seek`. Without a guard (the liveness app), faust's own step."""
-        if getattr(self.app, "gap_guard", None) is None:
+        if self._guard() is None:
             await super().perform_seek()
             return
         generation = int(self.app.consumer_generation_id)
@@ -247,10 +178,6 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         self._sought = (generation, {ensure_TP(tp): head for tp, head in heads.items()})
 
     async def _commit_tps(self, tps: Iterable[TP], start_new_transaction: bool) -> bool:
-        tps = list(tps)
-        now = time.monotonic()
-        for tp in tps:
-            self._check_head(tp, now)
         offsets = self._filter_committable_offsets(tps)
         if not offsets:
             return False

@@ -1,16 +1,13 @@
-"""Holes in the offsets faust delivers are read before faust may commit past them
-(`streams.scaleout.readside.gaps`, and the consumer's `_add_gap` in `transport`), and a hole
-holding records is passed only once the agent applied them, without a broker: the reads are a
-function over a hand-written partition."""
+"""Holes in the offsets faust delivers are read: the committed records inside, with their values
+(`streams.scaleout.readside.gaps`), without a broker: the reads are a function over a
+hand-written partition."""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-from faust.types import TP
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +15,6 @@ from controller.model.errors import StoreUnavailable
 from streams.adapters.kafka.lag import CommittedRecord
 from streams.scaleout.readside import gaps
 from streams.scaleout.readside.gaps import GapGuard, Hole
-from streams.scaleout.readside.transport import gap_after_check
 
 TOPIC = "floor.events"
 
@@ -121,85 +117,3 @@ def test_holes_waiting_while_a_read_runs_are_read_together() -> None:
     assert partition.reads == [(3, 4), (7, 12)]  # the first alone, the three waiting in one
     assert skipped == [(holes[2], 9)]
     assert len(empties) == 3
-
-
-@dataclass
-class StandIn:
-    """What `gap_after_check` uses of faust's consumer: its app's generation and its
-    assignment; ``added`` records faust's own step."""
-
-    generation: int = 1
-    assigned: set[Any] = field(default_factory=set)
-    added: list[tuple[int, int]] = field(default_factory=list)
-
-    @property
-    def app(self) -> Any:
-        return SimpleNamespace(consumer_generation_id=self.generation)
-
-    def assignment(self) -> set[Any]:
-        return self.assigned
-
-    async def register(self, tp: Any, offset_from: int, offset_to: int) -> None:
-        self.added.append((offset_from, offset_to))
-
-
-def add_gap(guard: GapGuard, stand_in: StandIn, hole: Hole) -> list[tuple[int, int]]:
-    asyncio.run(gap_after_check(stand_in, guard, TP0, hole, stand_in.register))
-    return stand_in.added
-
-
-TP0 = TP(TOPIC, 0)
-
-
-def test_faust_is_told_of_a_hole_only_after_it_was_read_empty() -> None:
-    partition = Partition([0, 1, 2, 4])
-    guard, skipped, _ = guard_over(partition)
-    # the hole's offsets only: the record faust delivers after it is acked when applied
-    assert add_gap(guard, StandIn(assigned={TP0}), Hole(TOPIC, 0, 3, 4)) == [(3, 3)]
-    assert partition.reads == [(3, 4)]
-    assert skipped == []
-
-
-def test_a_hole_holding_a_record_is_given_to_faust_once_the_agent_applied_it() -> None:
-    guard, skipped, _ = guard_over(Partition([0, 1, 2, 3, 4, 5]))
-    taken: dict[int, int] = {}
-    guard.taken = lambda _topic, partition: taken.get(partition)
-    stand_in = StandIn(assigned={TP0})
-
-    async def scenario() -> list[list[tuple[int, int]]]:
-        check = asyncio.ensure_future(
-            gap_after_check(stand_in, guard, TP0, Hole(TOPIC, 0, 2, 5), stand_in.register)
-        )
-        seen = []
-        for agent_at in (None, 3, 4):  # the agent took nothing yet, then up to 3, then 4
-            if agent_at is not None:
-                taken[0] = agent_at
-            await asyncio.sleep(0.2)
-            seen.append(list(stand_in.added))
-        await check
-        return seen
-
-    assert asyncio.run(scenario()) == [[], [], [(2, 4)]]
-    assert skipped == [(Hole(TOPIC, 0, 2, 5), 2)]
-
-
-def test_a_hole_holding_a_record_is_never_given_after_a_rebalance() -> None:
-    guard, _, _ = guard_over(Partition([0, 1, 2, 3, 4, 5]))
-    stand_in = StandIn(assigned={TP0})
-
-    async def scenario() -> None:
-        check = asyncio.ensure_future(
-            gap_after_check(stand_in, guard, TP0, Hole(TOPIC, 0, 2, 5), stand_in.register)
-        )
-        await asyncio.sleep(0.2)
-        stand_in.generation = 2  # the agent never took it in generation 1
-        guard.taken = lambda _topic, _partition: 9  # what generation 2's agent says
-        await asyncio.wait_for(check, 1.0)
-
-    asyncio.run(scenario())
-    assert stand_in.added == []
-
-
-def test_a_partition_revoked_while_its_hole_was_read_gets_no_gap() -> None:
-    guard, _, _ = guard_over(Partition([0, 4]))
-    assert add_gap(guard, StandIn(assigned=set()), Hole(TOPIC, 0, 1, 4)) == []

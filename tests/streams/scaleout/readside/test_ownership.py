@@ -1,4 +1,4 @@
-"""The read side's one-owner rule (`streams.scaleout.readside.app.Ownership`): it judges hours
+"""The read side's one-owner rule (`streams.scaleout.readside.ownership.Ownership`): it judges hours
 only while it owns every partition of the events topic, and says once when that changes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import pytest
 
-from streams.scaleout.readside.app import Ownership
+from streams.scaleout.readside.ownership import Ownership
 
 
 class TP(NamedTuple):
@@ -35,7 +35,7 @@ def test_every_events_partition_makes_it_whole_and_each_change_is_said_once(
 ) -> None:
     app, ownership = FakeApp(), Ownership("f.events", 3)
     changelog = {TP("f-readside-aggregates-changelog", p) for p in range(3)}  # not counted
-    with caplog.at_level(logging.INFO, logger="streams.scaleout.readside.app"):
+    with caplog.at_level(logging.INFO, logger="streams.scaleout.readside.ownership"):
         assert not ownership.check(app)  # nothing assigned yet: silent
         app.consumer.assigned = {TP("f.events", 0), TP("f.events", 2)} | changelog
         assert not ownership.check(app)
