@@ -251,7 +251,9 @@ def settled(
     return expected, stored_sums(bootstrap, group)
 
 
-def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path: Path) -> None:
+def floor_running(tmp_path: Path) -> tuple[str, TopicNames, Worker, ReadSide]:
+    """A simulated floor (40 rounds, the CI failure's seed) ingested on fresh topics, the money
+    path's worker and a read side started on it."""
     bootstrap = require_kafka()
     events = simulate(tmp_path, rounds=40, seed=1313)
     names = deploy(bootstrap, table_partitions=3)
@@ -259,6 +261,11 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
     worker, readside = Worker(bootstrap, names, tmp_path), ReadSide(bootstrap, names, tmp_path)
     worker.start()
     readside.start()
+    return bootstrap, names, worker, readside
+
+
+def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path: Path) -> None:
+    bootstrap, names, worker, readside = floor_running(tmp_path)
     try:
         readside.wait_applied(300)
         assert readside.process is not None
@@ -393,13 +400,7 @@ def test_aggregates_equal_the_committed_events_after_a_pause_past_the_session(
     commit held at the head but no order check in the agent, of 2 finished runs one lost
     partition 1 offset 38 (tcp-5: the CI failure's sums) and one held its commit below a record
     faust never delivered (partition 2 offset 49); the original read side lost nothing in 14."""
-    bootstrap = require_kafka()
-    events = simulate(tmp_path, rounds=40, seed=1313)
-    names = deploy(bootstrap, table_partitions=3)
-    ingest_file(bootstrap, names, events)
-    worker, readside = Worker(bootstrap, names, tmp_path), ReadSide(bootstrap, names, tmp_path)
-    worker.start()
-    readside.start()
+    bootstrap, names, worker, readside = floor_running(tmp_path)
     try:
         readside.wait_applied(50, poll_s=0.05)
         assert readside.process is not None
