@@ -143,7 +143,8 @@ def damaged_sorted_lines(draw: st.DrawFn) -> bytes:
     """A floor's hot event written sorted and compact, then damaged (or not) in one way."""
     raw = dict(draw(st.sampled_from(RAWS)))
     keys = sorted(raw)
-    how = draw(st.sampled_from(["plain", "drop", "value", "extra", "twice", "text", "version"]))
+    hows = ["plain", "drop", "value", "extra", "twice", "text", "version", "key"]
+    how = draw(st.sampled_from(hows))
     if how == "drop":
         del raw[draw(st.sampled_from(keys))]
     elif how == "value":
@@ -152,6 +153,10 @@ def damaged_sorted_lines(draw: st.DrawFn) -> bytes:
         raw[draw(st.sampled_from(["aa", "note", "zz", "amount", "discards", "on", "game"]))] = draw(
             st.sampled_from(ODD_VALUES)
         )
+    elif how == "key":  # a key misspelt in one byte (first, last or between): an unknown key
+        key = draw(st.sampled_from(keys))
+        at = draw(st.sampled_from([0, len(key) // 2, len(key) - 1]))
+        raw[key[:at] + "X" + key[at + 1 :]] = raw.pop(key)
     elif how == "version":
         raw["schema_version"] = draw(st.sampled_from([1, 2, 0, "1", 1.0]))
     line = _sorted(raw, ascii_only=draw(st.booleans()))
