@@ -5,9 +5,11 @@
 //! class, the same field values, `UNSET` and `OWN_UNSAID` where the line leaves a field out),
 //! made by calling the class with its fields as keywords; the payload is `hot_line.rs`'s, read
 //! from the same pass over the line. It answers only lines it is sure the door vouches for:
-//! `hot_line::members_of` (one flat object of a hot kind, each member one of the kind's fields
-//! with its JSON type, once, no escape, no byte outside printable ASCII in a string, integers in
-//! their shortest spelling, every required field), then each value checked as the contract and
+//! `hot_shape::shaped` for a line in the writer's own shape (compact, keys sorted: its payload
+//! then the line with the version put in), else `hot_line::members_of` (one flat object of a
+//! hot kind, each member one of the kind's fields with its JSON type, once, no escape, no byte
+//! outside printable ASCII in a string, integers in their shortest spelling, every required
+//! field); either way the same members. Then each value checked as the contract and
 //! `streams.door.struct_checks` check it (`Check`): the ids' patterns, the instant, the ranges,
 //! the literals (handed in by the caller from `streams.door.contract_structs`), ``discards`` only
 //! with ``draw`` and distinct. Anything else (a negative zero, an offset of 24 hours, a line
@@ -17,6 +19,7 @@
 use crate::contract::{amount_ok, event_id_ok, ident_ok, instant_ok, integer, wager_name_ok};
 use crate::hot_entry::{builtin, DECODE, DECODE_HEADS};
 use crate::hot_line::{members_of, write_into, Check, Fields, Members, Val, KINDS, MAX_KEYS};
+use crate::hot_shape::shaped;
 use crate::kept::{as_ascii, Kept};
 use pyo3::ffi;
 use pyo3::prelude::*;
@@ -204,7 +207,13 @@ impl HotDecoder {
         if line.len() > self.limit {
             return Ok(None);
         }
-        let Some(read) = members_of(line) else { return Ok(None) };
+        let (read, cut) = match shaped(line) {
+            Some((read, cut)) => (read, Some(cut)),
+            None => match members_of(line) {
+                Some(read) => (read, None),
+                None => return Ok(None),
+            },
+        };
         let kind = read.kind;
         // on the stack: a hot kind has fewer than `MAX_KEYS` fields (no `Vec` a line)
         let mut values: [Option<Bound<'py, PyAny>>; MAX_KEYS] = Default::default();
@@ -224,12 +233,19 @@ impl HotDecoder {
             let raw = PyObject_Vectorcall(cls.as_ptr(), pointers.as_ptr(), 0, names.as_ptr());
             Bound::from_owned_ptr_or_err(py, raw)?
         };
-        let payload = PAYLOAD.with(|kept| {
-            let mut buffer = kept.borrow_mut();
-            buffer.clear();
-            write_into(&read, &mut *buffer);
-            PyBytes::new_bound(py, &buffer).into_any()
-        });
+        let payload = match cut {
+            Some(cut) => PyBytes::new_bound_with(py, cut.size(line.len()), |out| {
+                cut.fill(line, out);
+                Ok(())
+            })?
+            .into_any(),
+            None => PAYLOAD.with(|kept| {
+                let mut buffer = kept.borrow_mut();
+                buffer.clear();
+                write_into(&read, &mut *buffer);
+                PyBytes::new_bound(py, &buffer).into_any()
+            }),
+        };
         let heads = self.heads[kind]
             .map(|at| values[at].clone().expect("a head is one of its kind's decoded fields"));
         Ok(Some(Decoded { kind, made: made.into_any(), payload, heads }))

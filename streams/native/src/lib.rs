@@ -1,6 +1,8 @@
 //! The native hot path of the embedded engine (issue 14; `streams.native` loads it).
 //!
-//! `payload(line)`: a vouched hot line's log payload, written from the line (`hot_line.rs`).
+//! `payload(line)`: a vouched hot line's log payload, written from the line (`hot_line.rs`; a
+//! line in the writer's own shape is read as that shape, `hot_shape.rs`, which `shaped(line)`
+//! tells).
 //! `contribution(event)`: a `ContributionRecorded`'s record (the lock's commonest derived
 //! record), written from its fields (`contribution.rs`); `ContributionWriter(cls).fast()` the same
 //! through the class's slots.
@@ -14,6 +16,7 @@ mod contribution;
 mod hot_decode;
 mod hot_entry;
 mod hot_line;
+mod hot_shape;
 mod hot_walk;
 mod kept;
 mod kinds;
@@ -31,6 +34,13 @@ fn payload<'py>(py: Python<'py>, line: &Bound<'py, PyAny>) -> Option<Bound<'py, 
     hot_line::write_payload(bytes.as_bytes()).map(|out| PyBytes::new_bound(py, &out))
 }
 
+/// Whether a line is read in the writer's own shape (`hot_shape.rs`), not by the generic
+/// reader: for the tests, which require the plain lines to be.
+#[pyfunction]
+fn shaped(line: &Bound<'_, PyAny>) -> bool {
+    line.downcast::<PyBytes>().is_ok_and(|bytes| hot_shape::shaped(bytes.as_bytes()).is_some())
+}
+
 /// The build's own name for itself: which sources `streams.native` loaded.
 #[pyfunction]
 fn version() -> &'static str {
@@ -41,6 +51,7 @@ fn version() -> &'static str {
 fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(payload, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
+    module.add_function(wrap_pyfunction!(shaped, module)?)?;
     module.add_function(wrap_pyfunction!(contribution::contribution, module)?)?;
     module.add_function(wrap_pyfunction!(tail::link_tail, module)?)?;
     module.add_class::<slots::Builder>()?;
