@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import EXAMPLE_CONFIG, REPO
+from bench.kafka_host import run_queue_wait_s
 from bench.kafka_parts import Deployment
 from streams.adapters.kafka.phases import PHASES_ENV
 
@@ -63,25 +64,6 @@ def start_child(argv: list[str], log: Path, tree: Path = REPO) -> subprocess.Pop
         time.sleep(0.1)
     time.sleep(1.0)  # both topics' partitions assigned and restored (one rebalance)
     return process
-
-
-def run_queue_wait_s(pid: int) -> float | None:
-    """Seconds the threads of process ``pid`` spent so far runnable but waiting for a CPU
-    (``/proc/<pid>/task/*/schedstat``, the second field); None where it is unreadable.
-
-    Beside a contender's latency it tells a starved process from a slow one: on this 2-core host
-    the worker's threads waited 3-12 s for a CPU per 12 s run (issue 13, branch ``k13-s23``)."""
-    total = 0
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return None
-    for task in tasks:
-        try:
-            total += int((task / "schedstat").read_text().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue  # a thread that ended meanwhile
-    return total / 1e9
 
 
 def cpu_pressure_s() -> float | None:
