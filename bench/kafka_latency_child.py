@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import EXAMPLE_CONFIG, REPO
-from bench.kafka_host import run_queue_wait_s
+from bench.kafka_host import thread_waits
 from bench.kafka_parts import Deployment
 from streams.adapters.kafka.phases import PHASES_ENV
 
@@ -76,12 +76,13 @@ def cpu_pressure_s() -> float | None:
     return int(first.rsplit("total=", 1)[1]) / 1e6
 
 
-Marks = tuple[float, float | None, float | None]
+Marks = tuple[float, dict[str, float] | None, float | None]
 
 
 def waits(pid: int) -> Marks:
-    """Now (monotonic), `run_queue_wait_s` of ``pid`` and `cpu_pressure_s`: `starved`'s marks."""
-    return time.monotonic(), run_queue_wait_s(pid), cpu_pressure_s()
+    """Now (monotonic), the run-queue wait of each thread of ``pid`` (`thread_waits`) and
+    `cpu_pressure_s`: `starved`'s marks."""
+    return time.monotonic(), thread_waits(pid), cpu_pressure_s()
 
 
 def starved(before: Marks, after: Marks) -> dict[str, float]:
@@ -90,9 +91,13 @@ def starved(before: Marks, after: Marks) -> dict[str, float]:
     the host did (PSI "some"): on 2 shared cores a contender's p99 follows these more than its
     code (bench/PROPOSALS.md, issue 13, branch ``k13-s23``). Those unreadable are left out."""
     span = after[0] - before[0]
+    if span <= 0:
+        return {}
     figures: dict[str, float] = {}
-    for name, index, scale in (("child_runq_wait_ms", 1, 1000.0), ("host_cpu_pressure", 2, 1.0)):
-        start, end = before[index], after[index]
-        if start is not None and end is not None and span > 0:
-            figures[name] = round(scale * (end - start) / span, 3)
+    start, end = before[1], after[1]
+    if start is not None and end is not None:  # thread by thread: one that ended is left out
+        waited = sum(wait - start.get(thread, 0.0) for thread, wait in end.items())
+        figures["child_runq_wait_ms"] = round(1000.0 * waited / span, 3)
+    if before[2] is not None and after[2] is not None:
+        figures["host_cpu_pressure"] = round((after[2] - before[2]) / span, 3)
     return figures

@@ -148,10 +148,13 @@ def test_the_relays_round_ends_with_its_wagers_locked_copy() -> None:
 
 def test_starved_is_per_second_of_the_run() -> None:
     """2 s of run: 0.5 s of the child's threads' run-queue wait, 0.3 s of host CPU pressure;
-    what was unreadable at either end is left out."""
-    figures = kafka_latency_child.starved((10.0, 1.0, 100.0), (12.0, 1.5, 100.3))
+    what was unreadable at either end is left out. The wait thread by thread: thread "2" ended
+    between the marks (with the sums compared, its 0.5 s made the wait 0), "3" began."""
+    before = (10.0, {"1": 1.0, "2": 0.5}, 100.0)
+    after = (12.0, {"1": 1.25, "3": 0.25}, 100.3)
+    figures = kafka_latency_child.starved(before, after)
     assert figures == pytest.approx({"child_runq_wait_ms": 250.0, "host_cpu_pressure": 0.15})
-    assert kafka_latency_child.starved((10.0, None, 1.0), (12.0, 1.0, None)) == {}
+    assert kafka_latency_child.starved((10.0, None, 1.0), (12.0, {"1": 1.0}, None)) == {}
 
 
 def test_this_process_has_a_run_queue_wait() -> None:
