@@ -24,7 +24,10 @@ in the row's details (``*_startup_s``, ``*_wall_s``).
 
 CPU time per input event (user + system, read from ``/proc`` between the first output seen and
 the last) is in the details too (``*_cpu_us_per_event``): on a shared machine a neighbour's load
-stretches a process's wall time but not the CPU it uses.
+stretches a process's wall time but not the CPU it uses. Beside it, the broker's CPU meanwhile
+(``*_broker_cpu_us_per_event``, when the broker's process is known: `bench.kafka_host`) and how
+long the contender's threads waited for a CPU (``*_runq_wait_us_per_event``): the ratio is wall
+throughput on 2 shared cores, and these say where the cores went.
 
 **Before and after in one run.** With ``BENCH_KAFKA_BASELINE=<git revision>`` the worker of that
 revision runs too (its tree extracted with ``git archive`` into ``.cache/bench/``, the worker
@@ -182,6 +185,19 @@ def _median(values: Sequence[float]) -> float:
     return round(float(statistics.median(values)), 3)
 
 
+def costs(name: str, timings: Sequence[Timing], lines: int) -> dict[str, Figure]:
+    """µs an input event, medians over the repetitions, first output to last: the contender's
+    CPU (steadier than wall time), the broker's CPU meanwhile, and the run-queue wait of the
+    contender's threads (`bench.kafka_host`: where the host's 2 cores went). Each only where
+    read."""
+    figures: dict[str, Figure] = {}
+    for field, label in (("cpu", "cpu"), ("broker_cpu", "broker_cpu"), ("runq", "runq_wait")):
+        values = [v for t in timings if (v := getattr(t, field)) is not None]
+        if values:
+            figures[f"{name}_{label}_us_per_event"] = round(1e6 * statistics.median(values) / lines)
+    return figures
+
+
 def details(run: KafkaRun, lines: int, expected: int) -> dict[str, Figure]:
     """The row's details: sizes, start-up and wall times, and the baseline comparison."""
     extra: dict[str, Figure] = {
@@ -196,9 +212,7 @@ def details(run: KafkaRun, lines: int, expected: int) -> dict[str, Figure]:
             extra[f"{name}_startup_s"] = _median([t.startup for t in timings])
             extra[f"{name}_wall_s"] = _median([t.wall for t in timings])
             extra[f"{name}_steady_samples"] = ",".join(f"{t.steady:.3f}" for t in timings)
-            cpus = [t.cpu for t in timings if t.cpu is not None]
-            if cpus:  # CPU per input event, first output to last (steadier than wall time)
-                extra[f"{name}_cpu_us_per_event"] = round(1e6 * statistics.median(cpus) / lines)
+            extra.update(costs(name, timings, lines))
     if run.timings["plain"]:
         pairs = zip(run.timings["plain"], run.timings["worker"], strict=True)
         extra["vs_plain_ratio"] = _median([p.steady / w.steady for p, w in pairs])

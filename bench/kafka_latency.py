@@ -75,6 +75,7 @@ from typing import Any
 
 from bench.common import Figure, Goal, Mode, Row, Settings
 from bench.kafka import BASELINE_ENV, baseline_tree
+from bench.kafka_host import cpu_seconds
 from bench.kafka_latency_child import Contender, command, start_child, starved, waits
 from bench.kafka_latency_clock import (
     RATE,
@@ -88,7 +89,7 @@ from bench.kafka_latency_clock import (
     reader,
     relayed,
 )
-from bench.kafka_parts import Deployment, bootstrap_or_reason, cpu_seconds
+from bench.kafka_parts import Deployment, bootstrap_or_reason
 from bench.kafka_phases import phase_figures
 from bench.kafka_relay import DEFAULTS as RELAY_DEFAULTS
 from bench.latency import paced_events, percentile

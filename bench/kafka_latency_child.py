@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import EXAMPLE_CONFIG, REPO
+from bench.kafka_host import thread_waits
 from bench.kafka_parts import Deployment
 from streams.adapters.kafka.phases import PHASES_ENV
 
@@ -65,25 +66,6 @@ def start_child(argv: list[str], log: Path, tree: Path = REPO) -> subprocess.Pop
     return process
 
 
-def run_queue_wait_s(pid: int) -> float | None:
-    """Seconds the threads of process ``pid`` spent so far runnable but waiting for a CPU
-    (``/proc/<pid>/task/*/schedstat``, the second field); None where it is unreadable.
-
-    Beside a contender's latency it tells a starved process from a slow one: on this 2-core host
-    the worker's threads waited 3-12 s for a CPU per 12 s run (issue 13, branch ``k13-s23``)."""
-    total = 0
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return None
-    for task in tasks:
-        try:
-            total += int((task / "schedstat").read_text().split()[1])
-        except (OSError, IndexError, ValueError):
-            continue  # a thread that ended meanwhile
-    return total / 1e9
-
-
 def cpu_pressure_s() -> float | None:
     """Seconds so far during which some runnable task of the host waited for a CPU (PSI,
     ``/proc/pressure/cpu``, "some ... total="); None without PSI."""
@@ -94,12 +76,13 @@ def cpu_pressure_s() -> float | None:
     return int(first.rsplit("total=", 1)[1]) / 1e6
 
 
-Marks = tuple[float, float | None, float | None]
+Marks = tuple[float, dict[str, float] | None, float | None]
 
 
 def waits(pid: int) -> Marks:
-    """Now (monotonic), `run_queue_wait_s` of ``pid`` and `cpu_pressure_s`: `starved`'s marks."""
-    return time.monotonic(), run_queue_wait_s(pid), cpu_pressure_s()
+    """Now (monotonic), the run-queue wait of each thread of ``pid`` (`thread_waits`) and
+    `cpu_pressure_s`: `starved`'s marks."""
+    return time.monotonic(), thread_waits(pid), cpu_pressure_s()
 
 
 def starved(before: Marks, after: Marks) -> dict[str, float]:
@@ -108,9 +91,13 @@ def starved(before: Marks, after: Marks) -> dict[str, float]:
     the host did (PSI "some"): on 2 shared cores a contender's p99 follows these more than its
     code (bench/PROPOSALS.md, issue 13, branch ``k13-s23``). Those unreadable are left out."""
     span = after[0] - before[0]
+    if span <= 0:
+        return {}
     figures: dict[str, float] = {}
-    for name, index, scale in (("child_runq_wait_ms", 1, 1000.0), ("host_cpu_pressure", 2, 1.0)):
-        start, end = before[index], after[index]
-        if start is not None and end is not None and span > 0:
-            figures[name] = round(scale * (end - start) / span, 3)
+    start, end = before[1], after[1]
+    if start is not None and end is not None:  # thread by thread: one that ended is left out
+        waited = sum(wait - start.get(thread, 0.0) for thread, wait in end.items())
+        figures["child_runq_wait_ms"] = round(1000.0 * waited / span, 3)
+    if before[2] is not None and after[2] is not None:
+        figures["host_cpu_pressure"] = round((after[2] - before[2]) / span, 3)
     return figures

@@ -31,6 +31,7 @@ from confluent_kafka import Consumer, KafkaException, Message, Producer, TopicPa
 from confluent_kafka.admin import AdminClient
 
 from bench.common import EXAMPLE_CONFIG, REPO
+from bench.kafka_host import Mark, broker_pid, mark, spent
 from streams.adapters.kafka.sink import producer_config
 from streams.adapters.kafka.topics import (
     Layout,
@@ -119,6 +120,8 @@ class Timing:
     startup: float
     steady: float
     cpu: float | None = None  # CPU seconds (user + system) from the first output seen to the last
+    broker_cpu: float | None = None  # the broker's, meanwhile (`bench.kafka_host`)
+    runq: float | None = None  # seconds the child's threads waited for a CPU, meanwhile
 
 
 def time_child(
@@ -133,7 +136,7 @@ def time_child(
     """Spawn ``command`` in ``cwd``, read ``topic`` (`Tail`) until it holds ``target`` more
     records than at spawn, then stop the child (SIGTERM; not timed)."""
     tail = Tail(bootstrap, topic, PARTITIONS)
-    cpu_at_first: float | None = None
+    broker, first_mark, last_mark = broker_pid(), None, None
     with log_path.open("wb") as log:
         started, spawned = time.perf_counter(), time.time()
         process = subprocess.Popen(  # noqa: S603 - our own interpreter and modules
@@ -143,11 +146,11 @@ def time_child(
         while True:
             count = tail.poll()
             now = time.perf_counter()
-            if count and cpu_at_first is None:
-                cpu_at_first = cpu_seconds(process.pid)
+            if count and first_mark is None:
+                first_mark = mark(process.pid, broker)
             if count >= target:
                 wall = now - started
-                cpu_at_last = cpu_seconds(process.pid)
+                last_mark = mark(process.pid, broker)
                 break
             if now - started > DONE_TIMEOUT_S:
                 msg = (
@@ -167,25 +170,22 @@ def time_child(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=30)
-    first, last = tail.first or 0.0, tail.last or 0.0
-    cpu = None
-    if cpu_at_first is not None and cpu_at_last is not None:
-        cpu = cpu_at_last - cpu_at_first
-    return Timing(wall=wall, startup=first - spawned, steady=max(last - first, MIN_SPAN_S), cpu=cpu)
+    return _timing(tail, wall, spawned, first_mark, last_mark)
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """CPU time (user + system) process ``pid`` used so far; None where /proc is missing.
-
-    On a shared machine CPU time per event is steadier than wall time: a neighbour's load
-    stretches the wall clock of a runnable process, not the CPU it uses.
-    """
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _timing(
+    tail: Tail, wall: float, spawned: float, first: Mark | None, last: Mark | None
+) -> Timing:
+    """The child's `Timing` from its outputs' stamps and its costs at the first and last."""
+    start, end = tail.first or 0.0, tail.last or 0.0
+    return Timing(
+        wall=wall,
+        startup=start - spawned,
+        steady=max(end - start, MIN_SPAN_S),
+        cpu=spent(first, last, "cpu"),
+        broker_cpu=spent(first, last, "broker_cpu"),
+        runq=spent(first, last, "runq"),
+    )
 
 
 def two_changelogs(tree: Path) -> bool:

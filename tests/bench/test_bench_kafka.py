@@ -10,7 +10,13 @@ from collections.abc import Callable
 
 import pytest
 
-from bench import kafka_latency, kafka_latency_child, kafka_latency_clock, kafka_readside
+from bench import (
+    kafka_host,
+    kafka_latency,
+    kafka_latency_child,
+    kafka_latency_clock,
+    kafka_readside,
+)
 from bench.common import PRESETS, Row, Settings
 from bench.kafka import run_rows
 from tests.integration.services import require_kafka
@@ -28,11 +34,20 @@ def test_no_broker_skips_the_row(
 
 @pytest.mark.integration
 def test_tiny_run_on_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row and, with the broker's process named (here this process, which reads the
+    outputs: a broker in a container has no pid here), each contender's CPU, the broker's and
+    the run-queue wait an event (`bench.kafka.costs`)."""
     monkeypatch.setenv("KAFKA_BOOTSTRAP", require_kafka())
+    monkeypatch.setenv(kafka_host.BROKER_PID_ENV, str(os.getpid()))
     (row,) = run_rows(PRESETS["tiny"])
     assert row.value > 0
     assert row.reference is not None
     assert row.reference > 0
+    for name in ("worker", "plain-tx", "plain"):
+        for figure in ("cpu", "broker_cpu", "runq_wait"):
+            value = row.extra[f"{name}_{figure}_us_per_event"]
+            assert isinstance(value, int)
+            assert value >= 0
 
 
 @pytest.mark.integration
@@ -133,13 +148,16 @@ def test_the_relays_round_ends_with_its_wagers_locked_copy() -> None:
 
 def test_starved_is_per_second_of_the_run() -> None:
     """2 s of run: 0.5 s of the child's threads' run-queue wait, 0.3 s of host CPU pressure;
-    what was unreadable at either end is left out."""
-    figures = kafka_latency_child.starved((10.0, 1.0, 100.0), (12.0, 1.5, 100.3))
+    what was unreadable at either end is left out. The wait thread by thread: thread "2" ended
+    between the marks (with the sums compared, its 0.5 s made the wait 0), "3" began."""
+    before = (10.0, {"1": 1.0, "2": 0.5}, 100.0)
+    after = (12.0, {"1": 1.25, "3": 0.25}, 100.3)
+    figures = kafka_latency_child.starved(before, after)
     assert figures == pytest.approx({"child_runq_wait_ms": 250.0, "host_cpu_pressure": 0.15})
-    assert kafka_latency_child.starved((10.0, None, 1.0), (12.0, 1.0, None)) == {}
+    assert kafka_latency_child.starved((10.0, None, 1.0), (12.0, {"1": 1.0}, None)) == {}
 
 
 def test_this_process_has_a_run_queue_wait() -> None:
     """Read from /proc where there is one (Linux; None elsewhere)."""
-    wait = kafka_latency_child.run_queue_wait_s(os.getpid())
+    wait = kafka_host.run_queue_wait_s(os.getpid())
     assert wait is None or wait >= 0.0
