@@ -81,6 +81,13 @@ class ReadSide:
         self.stalls += 1
         self.start()
 
+    def stop(self, how: signal.Signals = signal.SIGKILL) -> None:
+        """The test's clean-up: end the process if it still runs (``how``: SIGTERM lets it
+        commit and leave the group first)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(how)
+            self.process.wait(timeout=30)
+
     def describe(self) -> str:
         """What a failure message says of the read side: its starts and exits, the records it
         read that faust skipped, and its log's last lines."""
@@ -232,11 +239,9 @@ def wait_committed(
     )
 
 
-def settled(
-    bootstrap: str, names: TopicNames, side: ReadSide
-) -> tuple[dict[Window, Counter[str]], dict[Window, Counter[str]]]:
-    """The sums of the committed events topic and the read side's stored ones, once its group
-    committed to the topic's end (``side`` is restarted if it exits meanwhile)."""
+def settled_equal(bootstrap: str, names: TopicNames, side: ReadSide) -> dict[Window, Counter[str]]:
+    """The sums of the committed events topic, once the read side's group committed to the
+    topic's end (``side`` is restarted if it exits meanwhile) and they equal its stored ones."""
     expected, ends = expected_sums(bootstrap, names)
     group = f"{names.prefix}-readside"
     wait_committed(
@@ -248,7 +253,8 @@ def settled(
         supervise=side.supervise,
         describe=side.describe,
     )
-    return expected, stored_sums(bootstrap, group)
+    assert stored_sums(bootstrap, group) == expected
+    return expected
 
 
 def floor_running(tmp_path: Path) -> tuple[str, TopicNames, Worker, ReadSide]:
@@ -276,8 +282,7 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
     finally:
         worker.stop()
     try:
-        expected, stored = settled(bootstrap, names, readside)
-        assert stored == expected
+        expected = settled_equal(bootstrap, names, readside)
         assert sum(c["contributions"] for (_t, k, _s), c in expected.items() if k == "d") > 1_000
         redelivered = readside.metric("jackpot_readside_records_total", '{outcome="redelivered"}')
         print(f"records the restarted read side skipped as applied already: {redelivered:.0f}")
@@ -305,9 +310,7 @@ def test_aggregates_equal_the_committed_events_after_a_kill_and_restart(tmp_path
         assert readside.process.wait(timeout=10) == 0, readside.logs()
         print(f"SIGTERM to exit: {time.monotonic() - started:.2f} s")
     finally:
-        if readside.process is not None and readside.process.poll() is None:
-            readside.process.kill()
-            readside.process.wait(timeout=30)
+        readside.stop()
 
 
 def test_a_prefix_without_topics_is_one_line_and_exit_2() -> None:
@@ -382,14 +385,11 @@ def test_aggregates_survive_a_second_read_side_joining_and_the_first_leaving(
     finally:
         worker.stop()
     try:
-        expected, stored = settled(bootstrap, names, second)
-        assert stored == expected
+        settled_equal(bootstrap, names, second)
         print(f"read-side hand-off: {first.stalls + second.stalls} stall exit(s) restarted")
     finally:
         for side in (first, second):
-            if side.process is not None and side.process.poll() is None:
-                side.process.send_signal(signal.SIGTERM)
-                side.process.wait(timeout=30)
+            side.stop(signal.SIGTERM)
 
 
 def test_aggregates_equal_the_committed_events_after_a_pause_past_the_session(
@@ -415,10 +415,7 @@ def test_aggregates_equal_the_committed_events_after_a_pause_past_the_session(
     finally:
         worker.stop()
     try:
-        expected, stored = settled(bootstrap, names, readside)
-        assert stored == expected
+        settled_equal(bootstrap, names, readside)
         print(f"pause past the session: {readside.stalls} stall exit(s) restarted")
     finally:
-        if readside.process is not None and readside.process.poll() is None:
-            readside.process.kill()
-            readside.process.wait(timeout=30)
+        readside.stop()

@@ -117,7 +117,6 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
     metrics = ReadSideMetrics(lambda: surveillance.snapshot)
     reads = CommittedRecords(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
     guard = GapGuard(reads, metrics.holes.inc)
-    app.gap_guard = guard
     records = metrics.records
     stall = StallWatch(settings.stall_exit_s)
 
@@ -136,7 +135,7 @@ def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
         return consumer.head_after_seek(tp)
 
     order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.inside, fill)
-    guard.taken = order.taken_through
+    app.taken_in_order = order  # the commit follows it (`transport`)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
     )

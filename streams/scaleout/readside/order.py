@@ -53,7 +53,6 @@ class TakenInOrder:
         self.apply = apply
         self.last: dict[TP, int] = {}
         self.checked: dict[TP, int] = {}  # the generation whose head each partition was held to
-        self.filled = 0  # records faust skipped, applied from a read
 
     async def take(self, tp: TP, offset: int) -> None:
         """Return once the record at ``offset`` may be applied: everything from the head below
@@ -73,13 +72,11 @@ class TakenInOrder:
                 logger.warning(skipped_message(hole, records))
             for record in records:  # no await: all applied before the commit may see them
                 self.apply(tp, record)
-                self.filled += 1
         self.last[tp] = max(self.last[tp], offset)
 
-    def taken_through(self, topic: str, partition: int) -> int | None:
+    def taken_through(self, tp: TP) -> int | None:
         """The last offset taken of a partition in the group's current generation (None: none
         yet): every committed record up to it was applied by this process."""
-        tp = TP(topic, partition)
         if self.checked.get(tp) != self.generation():
             return None
         return self.last.get(tp)

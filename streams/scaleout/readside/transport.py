@@ -45,13 +45,13 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
 from controller.model.errors import StoreUnavailable
-from streams.scaleout.readside.gaps import GapGuard
 from streams.scaleout.readside.heads import (
     SEEK_POLL_S,
     ReadOffsets,
     heads_after_seek,
     read_offsets_after_seek,
 )
+from streams.scaleout.readside.order import TakenInOrder
 
 
 class ChangelogWrites:
@@ -105,7 +105,7 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
     """faust's consumer whose commit, in the read side, follows the agent's order (`_new_offset`),
     and whose commit step (`Consumer._commit_tps`, faust-streaming 0.15.3: take the committable
     offsets, publish their attachments, commit) waits for the changelog's writes between taking
-    the offsets and committing them (module docstring). Without a guard (the liveness app),
+    the offsets and committing them (module docstring). Without an order (the liveness app),
     faust's own offsets."""
 
     #: the generation of the last seek and the heads it left (`head_after_seek`)
@@ -116,10 +116,10 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         self._sought = None
         self._read_offset = ReadOffsets(lambda: int(self.app.consumer_generation_id))
 
-    def _guard(self) -> GapGuard | None:
-        """The read side's guard (`app.build`); None in the liveness app."""
-        guard: GapGuard | None = getattr(self.app, "gap_guard", None)
-        return guard
+    def _order(self) -> TakenInOrder | None:
+        """The read side's agent's order (`app.build`); None in the liveness app."""
+        order: TakenInOrder | None = getattr(self.app, "taken_in_order", None)
+        return order
 
     async def head_after_seek(self, tp: TP) -> int | None:
         """``tp``'s head after the seek of the group's generation now, once that seek is done
@@ -137,7 +137,7 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         """faust's hole (``offset_from`` .. ``offset_to - 1``): nothing in the read side, whose
         agent reads every jump itself before it takes the record after it (`order`) and whose
         commit follows the agent (`_new_offset`). In the liveness app, faust's own step."""
-        if self._guard() is None:
+        if self._order() is None:
             await super()._add_gap(tp, offset_from, offset_to)
 
     def _new_offset(self, tp: TP) -> int | None:
@@ -148,21 +148,21 @@ class _WrittenBeforeCommittedConsumer(faust_aiokafka.Consumer):
         head, a hole it took for a marker: `gaps`), and under load after a rebalance it held
         the commit below records applied long before (a stall exit each time). In the liveness
         app, faust's own offset."""
-        guard = self._guard()
-        if guard is None:
+        order = self._order()
+        if order is None:
             offset: int | None = super()._new_offset(tp)
             return offset
         self._acked[tp].clear()  # faust's acks, unused here (kept from growing)
         self._acked_index[tp].clear()
-        taken = guard.taken(tp.topic, tp.partition)
+        taken = order.taken_through(tp)
         return None if taken is None else taken + 1
 
     async def perform_seek(self) -> None:
         """faust's seek to the committed offsets (`Consumer.perform_seek`, faust-streaming
         0.15.3), each partition's head (`heads_after_seek`: its first offset where the group
         has no commit) kept as faust's committed offset and its read offset set below it by
-        `read_offsets_after_seek`. Without a guard (the liveness app), faust's own step."""
-        if self._guard() is None:
+        `read_offsets_after_seek`. Without an order (the liveness app), faust's own step."""
+        if self._order() is None:
             await super().perform_seek()
             return
         generation = int(self.app.consumer_generation_id)
@@ -215,7 +215,8 @@ class ReadSideApp(faust.App):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         self.changelog_writes = ChangelogWrites()
-        self.gap_guard: GapGuard | None = None  # set by the aggregates' app (`app.build`)
+        #: the agent's order, which the commit follows; set by the aggregates' app (`app.build`)
+        self.taken_in_order: TakenInOrder | None = None
         super().__init__(*args, Table=TrackedTable, **kwargs)
 
     def _new_transport(self) -> Any:

@@ -42,7 +42,7 @@ class ReadSide:
     def __init__(self, partition: Partition, committed: int | None, log_start: int = 0) -> None:
         guard, self.skipped, _ = guard_over(partition)
         consumer: Any = _WrittenBeforeCommittedConsumer.__new__(_WrittenBeforeCommittedConsumer)
-        consumer.app = SimpleNamespace(gap_guard=guard, consumer_generation_id=1)
+        consumer.app = SimpleNamespace(consumer_generation_id=1)
         consumer._acked = defaultdict(list)
         consumer._acked_index = defaultdict(set)
         consumer._gap = defaultdict(IntervalTree)
@@ -64,7 +64,7 @@ class ReadSide:
             guard.inside,
             lambda _tp, record: self.applied.append(record[0]),
         )
-        guard.taken = self.order.taken_through
+        consumer.app.taken_in_order = self.order
 
     async def deliver(self, offsets: Iterable[int]) -> None:
         """faust's delivery of each record (`Consumer._drain_messages`: dropped at or below its
@@ -149,7 +149,7 @@ def test_faust_acks_are_not_kept_growing() -> None:
 
 def test_the_liveness_app_keeps_faust_own_offsets() -> None:
     side = ReadSide(Partition(list(range(10))), None)
-    side.consumer.app = SimpleNamespace(consumer_generation_id=1)  # no guard
+    side.consumer.app = SimpleNamespace(consumer_generation_id=1)  # no agent's order
     side.consumer._acked[TP0].extend([0, 1, 2, 4])
     side.consumer._acked_index[TP0].update([0, 1, 2, 4])
     assert side.commit() == 3
