@@ -27,29 +27,27 @@ topic, and a timer that refreshes the metrics and raises contribution-rate alert
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import tempfile
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NoReturn
 
 import faust
 
 from controller.model.errors import StoreUnavailable
-from streams.adapters.kafka.lag import CommittedRecord, CommittedRecords, waiting_partitions
+from streams.adapters.kafka.lag import CommittedRecords, waiting_partitions
 from streams.adapters.kafka.security import active
 from streams.adapters.kafka.topics import TopicNames, TopicSpec, provision, readside_specs
 from streams.adapters.prometheus.readside import ReadSideMetrics
 from streams.adapters.redis.read_model import RedisReadModel
-from streams.codec import DEDUPE_HEADER
+from streams.scaleout.readside.agents import Parts, intake, reviewer, timer
 from streams.scaleout.readside.aggregate import DaySpec, Retention
-from streams.scaleout.readside.alerts import Alert, Band
+from streams.scaleout.readside.alerts import Band
 from streams.scaleout.readside.fold import Aggregator, Surveillance
-from streams.scaleout.readside.gaps import GapGuard
-from streams.scaleout.readside.order import TakenInOrder
 from streams.scaleout.readside.ownership import Ownership
 from streams.scaleout.readside.publish import BoardPublisher
-from streams.scaleout.readside.stall import StallWatch, Waiting, check_stall, exit_stalled, leave
+from streams.scaleout.readside.stall import StallWatch, leave
 from streams.scaleout.readside.transport import ReadSideApp
 
 logger = logging.getLogger(__name__)
@@ -103,82 +101,39 @@ class ReadSide:
 
 
 def build(settings: ReadSideSettings, datadir: str) -> ReadSide:
-    """The faust app with its table, agent and timer (created inside the loop that runs it).
-    Its tables live in memory (restored from the changelog at start): ``datadir`` holds only
-    faust's own files."""
+    """The faust app with its table, agent and timer (`agents`; created inside the loop that
+    runs it). Its tables live in memory (restored from the changelog at start): ``datadir``
+    holds only faust's own files."""
     app = _app(settings, datadir)
-    table = app.Table(
-        "aggregates",
-        default=None,
-        partitions=settings.partitions,
-    )
-    surveillance = Surveillance(band=settings.band)
-    aggregator = Aggregator(table, settings.spec, retention=settings.retention)
-    metrics = ReadSideMetrics(lambda: surveillance.snapshot)
-    reads = CommittedRecords(settings.bootstrap, settings.app_id)  # closed with the app (`run`)
-    guard = GapGuard(reads, metrics.holes.inc)
-    records = metrics.records
-    stall = StallWatch(settings.stall_exit_s)
-
-    def step(value: bytes | None, partition: int, offset: int) -> str:
-        outcome = aggregator.take(value, partition, offset)
-        stall.took()
-        records.labels(outcome).inc()
-        return outcome
-
-    def fill(tp: Any, record: CommittedRecord) -> None:  # a record faust skipped, from a read
-        step(record[1], tp.partition, record[0])
-        metrics.filled.inc()
-
-    def head(tp: Any) -> Any:  # the read side's own consumer (`transport`): a head, once sought
-        consumer: Any = app.consumer
-        return consumer.head_after_seek(tp)
-
-    order = TakenInOrder(lambda: int(app.consumer_generation_id), head, guard.inside, fill)
-    app.taken_in_order = order  # the commit follows it (`transport`)
+    table = app.Table("aggregates", default=None, partitions=settings.partitions)
     events = app.topic(
         TopicNames(settings.prefix).events, key_serializer="raw", value_serializer="raw"
     )
     alerts = app.topic(
         settings.alerts_topic, partitions=1, key_serializer="raw", value_serializer="raw"
     )
-
-    @app.agent(events)
-    async def aggregate(stream: Any) -> None:
-        async for event in stream.events():
-            message = event.message
-            await order.take(message.tp, message.offset)  # what faust skipped before it first
-            outcome = step(message.value, message.partition, message.offset)
-            if outcome == "applied" and surveillance.due(aggregator):
-                await review_now()  # an hour closed: checked now, even while catching up
-
-    ownership = Ownership(events.get_topic_name(), settings.partitions)
-
-    async def review_now() -> None:
-        whole = ownership.check(app)
-        metrics.whole.set(1 if whole else 0)
-        for alert in surveillance.review(aggregator, judge=whole):
-            await _raise(alerts, alert)
-            metrics.alerts.labels(alert.table_id, alert.reason).inc()
-
-    publisher = _publisher(settings)
-    topic = ownership.topic
-
-    def probe(partitions: list[int]) -> Waiting:
-        return waiting_partitions(settings.bootstrap, settings.app_id, topic, partitions)
-
-    @app.timer(interval=settings.tick_s)  # type: ignore[untyped-decorator]
-    async def review() -> None:
-        await review_now()  # the metrics, and hours that close while partitions are idle
-        if publisher is not None:  # the page's board, from what the review read
-            await publisher.publish_async(surveillance, complete=ownership.whole)
-        if settings.stall_exit_s > 0:
-            waiting = await check_stall(app, stall, ownership.owned, probe)
-            if waiting:
-                exit_stalled(topic, waiting, settings.stall_exit_s)
-
-    _ = (aggregate, review)
-    return ReadSide(app, aggregator, surveillance, metrics, publisher, reads)
+    parts = Parts(
+        surveillance=Surveillance(band=settings.band),
+        aggregator=Aggregator(table, settings.spec, retention=settings.retention),
+        reads=CommittedRecords(settings.bootstrap, settings.app_id),
+        stall=StallWatch(settings.stall_exit_s),
+        ownership=Ownership(events.get_topic_name(), settings.partitions),
+        publisher=_publisher(settings),
+    )
+    review_now = reviewer(app, parts, alerts)
+    intake(app, parts, events, review_now)
+    probe = partial(waiting_partitions, settings.bootstrap, settings.app_id, parts.ownership.topic)
+    timer(
+        app,
+        parts,
+        review_now,
+        tick_s=settings.tick_s,
+        stall_exit_s=settings.stall_exit_s,
+        probe=probe,
+    )
+    return ReadSide(
+        app, parts.aggregator, parts.surveillance, parts.metrics, parts.publisher, parts.reads
+    )
 
 
 def _app(settings: ReadSideSettings, datadir: str) -> ReadSideApp:
@@ -213,21 +168,6 @@ def _publisher(settings: ReadSideSettings) -> BoardPublisher | None:
         settings.redis_url, prefix=settings.redis_prefix, password=settings.redis_password
     )
     return BoardPublisher(model)
-
-
-async def _raise(topic: Any, alert: Alert) -> None:
-    """The alert record (key: the table; its id in the dedupe header), and a log line."""
-    body = json.dumps(alert.to_json(), separators=(",", ":"), sort_keys=True).encode()
-    headers = {DEDUPE_HEADER: alert.alert_id.encode()}
-    await topic.send(key=alert.table_id.encode(), value=body, headers=headers)
-    logger.warning(
-        "readside alert %s: %s (contributed %d sub-units in %d round(s), usual %s)",
-        alert.alert_id,
-        alert.reason,
-        alert.contributed_sub,
-        alert.rounds,
-        alert.to_json()["usual_sub"],
-    )
 
 
 def provision_topics(settings: ReadSideSettings) -> None:
