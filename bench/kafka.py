@@ -110,9 +110,10 @@ def compiled(tree: Path) -> None:
     build, script = REPO / "build", tree / "scripts" / "build_fast.py"
     if build.is_dir() and not (tree / "build").exists():
         shutil.copytree(build, tree / "build", symlinks=True)
-    if script.is_file():
+    if script.is_file():  # the tree's own modules first: the interpreter's editable install
+        env = {**os.environ, "PYTHONPATH": str(tree)}  # names this tree's, which it would build
         subprocess.run(  # noqa: S603 - our own interpreter on the baseline's own script
-            [sys.executable, str(script)], cwd=tree, check=False, capture_output=True
+            [sys.executable, str(script)], cwd=tree, env=env, check=False, capture_output=True
         )
 
 

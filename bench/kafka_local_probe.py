@@ -38,6 +38,7 @@ from streams.adapters.kafka.topics import TopicNames
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.process import settled_gc
 from streams.scaleout.batch import Batch, decide
+from streams.scaleout.grow import walker
 from streams.scaleout.local_apply import LocalApply, key_partition
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.open_rounds import OpenRoundProcessor
@@ -49,6 +50,13 @@ NAMES = TopicNames("probe")
 PARTS = 6
 BATCH = 500
 LINES_ENV = "BENCH_PROBE_LINES"
+#: Set (to anything): the round lane without its native walk (`streams.scaleout.grow`), as main
+NO_WALK_ENV = "BENCH_PROBE_NO_WALK"
+#: Set: each batch's records ordered by partition (stable), as a consumer's fetches give them
+#: to the worker (runs of a partition), not in the stream's order (a partition change nearly
+#: every input: the worker's native walk of a partition's run, `streams.scaleout.grow`, then
+#: hands back at every record)
+RUNS_ENV = "BENCH_PROBE_RUNS"
 #: Every input's broker stamp: (create time, its milliseconds)
 STAMP = (1, 1_796_000_000_000)
 
@@ -125,10 +133,13 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
     """(events, claims written, CPU seconds) of ``count`` events in ``mode``."""
     _, config = example_floor()
     meters = MeterProcessor(config, NAMES)
+    runs = bool(os.environ.get(RUNS_ENV))
+    rounds = OpenRoundProcessor(config, NAMES)
+    walk = None if os.environ.get(NO_WALK_ENV) else walker(rounds)
     lanes: dict[str, Lane[Any]] = {
         NAMES.table_events: Lane(
-            "round", NAMES.table_events, "", OpenRoundProcessor(config, NAMES).process_open,
-            table_record_to_bytes, table_record_from_bytes,
+            "round", NAMES.table_events, "", rounds.process_open,
+            table_record_to_bytes, table_record_from_bytes, walk=walk,
         ),
         NAMES.meter_claims: Lane(
             "meter", NAMES.meter_claims, "", meters.process,
@@ -150,6 +161,8 @@ def run(mode: str, count: int) -> tuple[int, int, float]:
                 message((NAMES.table_events, part), start + i, k, v)
                 for i, (part, k, v) in enumerate(lines[start : start + BATCH])
             ]
+            if runs:  # as a consumer's fetches give them: each partition's records together
+                msgs.sort(key=lambda m: m.partition() or 0)
             batch = decide(msgs, lanes, states, local)
             _commit(batch, states, metrics)
             claims = _written(batch, lanes, ends)

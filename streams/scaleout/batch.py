@@ -97,6 +97,9 @@ def decide(
     What a record's partition needs (its lane, state, the batch's records and lists) is looked
     up when the partition changes, not per record (a batch comes partition by partition): the
     batch's dicts see the same insertions in the same order, so the transaction writes as ever.
+    After each record a lane with a walk (`Lane.walk`, `streams.scaleout.grow`) decides the
+    records that follow it natively, as many as it can, and the loop goes on from the first it
+    handed back.
     """
     batch = Batch(time.monotonic()) if into is None else into
     batch.records += len(records)
@@ -105,7 +108,10 @@ def decide(
     applied: list[str] = []  # the meter lane's outcomes of the claims applied locally
     where: Where | None = None
     since = 0  # records decided since the GIL was last offered (`YIELD_EVERY`)
-    for message in records:
+    index, count = 0, len(records)
+    while index < count:
+        message = records[index]
+        index += 1
         since += 1
         if since == YIELD_EVERY:
             since = 0
@@ -115,6 +121,7 @@ def decide(
             where = (topic, part)
             lane, state, pending, outcomes, outputs = _lookups(batch, lanes, states, where)
             process, round_local = lane.process, local is not None and lane.name == "round"
+            walk, lists = lane.walk, (outcomes, outputs)
         key = message.key()
         key_bytes = key if key is None or type(key) is bytes else as_bytes(key)
         record = pending[key_bytes] if key_bytes in pending else state.get(key_bytes)
@@ -131,6 +138,14 @@ def decide(
         if result.record is not None and key_bytes is not None and key_bytes[:1] != b"\x00":
             pending[key_bytes] = result.record  # (a reserved key, `is_reserved`, never)
         batch.progress[where] = offset + 1
+        if walk is not None and index < count:  # the grown inputs after it, natively
+            done = walk(records, index, index + YIELD_EVERY - since, topic, part, pending, lists,
+                        batch.progress, where)  # fmt: skip
+            since += done - index
+            index = done
+            if since >= YIELD_EVERY:
+                since = 0
+                os.sched_yield()
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
     _seal(batch.states.values())  # the round lane's tables; with ``local``, meters too

@@ -66,6 +66,14 @@ _DECIDERS: Final = _deciders()
 _KEPT: Final = frozenset((WagersLocked, RoundSettled, RoundOpened)) if KNOWN_SHAPES else frozenset()
 
 
+def grew(table: OpenTable, event_id: str, pos: SourcePos, payload: bytes) -> None:
+    """What `OpenRoundProcessor._grown` does to the open table of a wager or decision its
+    decider accepted (its digest and position taken, its log record kept), for the native walk
+    of the worker's grown inputs (`streams.scaleout.grow`): one compiled call."""
+    table.took(event_id, pos, digest_of(payload))
+    table.logs(event_id, payload)
+
+
 class OpenRoundProcessor(RoundProcessor):
     """`RoundProcessor` with the worker's lane, `process_open`."""
 
@@ -76,6 +84,15 @@ class OpenRoundProcessor(RoundProcessor):
         #: the open tables' session: the floor's configuration and no state (`_grown` puts the
         #: table it decides on into its ``tables``)
         self._session = Session(FloorState(config=config))
+
+    def grow_parts(self) -> tuple[Session, dict[type, Decider], str, str] | None:
+        """What the native walk of this lane's grown inputs needs (`streams.scaleout.grow`):
+        the session, the deciders by struct class, the events and liveness topics; None if
+        this processor reads its lines with another decoder than `table_read.HOT`'s (the walk
+        decodes as that one does)."""
+        if self._hot is None or self._hot is not table_read.HOT:
+            return None
+        return self._session, _DECIDERS, self._events, self._liveness
 
     def process_open(
         self, record: TableRecord | OpenTable | None, key: str | None, raw: bytes, pos: SourcePos

@@ -60,6 +60,13 @@ def untagged(stored: bytes, tag: bytes) -> bytes | None:
     return stored[len(tag) :]
 
 
+#: ``walk(records, start, stop, topic, partition, pending, (outcomes, outputs), progress,
+#: where)``: the index of the first record it did not decide (`streams.scaleout.grow`).
+Walk = Callable[
+    [list[Any], int, int, str, int, dict[bytes, Any], tuple[list[str], list[Any]], Any, Any], int
+]
+
+
 @dataclass(frozen=True, slots=True)
 class Lane(Generic[R]):
     """One processor: its name (a metrics label), source topic, changelog topic, the pure step
@@ -72,6 +79,8 @@ class Lane(Generic[R]):
     to_bytes: Callable[[R], bytes]
     from_bytes: Callable[[bytes], R]
     tag: bytes = b""  # its keys' tag in a changelog shared by both lanes; b"": its own changelog
+    #: the round lane's native walk of its grown inputs (`streams.scaleout.grow`), None: none
+    walk: Walk | None = None
 
     def stored(self, key: bytes) -> bytes:
         """A state key as the changelog holds it."""

@@ -49,6 +49,7 @@ from streams.adapters.kafka.transactions import group_consumer, transactional_pr
 from streams.adapters.prometheus.worker import WorkerMetrics
 from streams.embedded.mystery import load_key
 from streams.process import settled_gc
+from streams.scaleout.grow import walker
 from streams.scaleout.local_apply import LocalApply
 from streams.scaleout.meters import MeterProcessor, meter_record_from_bytes, meter_record_to_bytes
 from streams.scaleout.open_rounds import OpenRoundProcessor
@@ -83,14 +84,16 @@ def lanes(settings: WorkerSettings) -> tuple[list[Lane[Any]], LocalApply]:
             msg = f"{where[lane][0]} has fewer partitions than {source}"
             raise SystemExit(f"jackpot kafka worker: {msg}")
     meters = MeterProcessor(config, names, _mystery_key(settings, config))
+    rounds = OpenRoundProcessor(config, names)
     round_lane: Lane[Any] = Lane(
         "round",
         names.table_events,
         where["round"][0],
-        OpenRoundProcessor(config, names).process_open,
+        rounds.process_open,
         table_record_to_bytes,
         table_record_from_bytes,
         where["round"][1],
+        walker(rounds),  # its wagers and decisions grown natively (`streams.scaleout.grow`)
     )
     meter_lane: Lane[Any] = Lane(
         "meter",

@@ -8,11 +8,14 @@
 //! through the class's slots.
 //! `HotDecoder`: the door's hot lines decoded into their structs and payloads (`hot_decode.rs`).
 //! `HotWalk`: a batch's common hot lines decoded, decided and answered in one call (`hot_walk.rs`).
+//! `GrowWalk`: the Kafka worker's wagers and decisions grown into open tables in one call
+//! (`grow_walk.rs`).
 //! `Builder`: records and answers made without their `__init__` (`slots.rs`).
 //! `link_tail(sha256, previous, head, tail)`: a log row's tail chained and packed (`tail.rs`).
 
 mod contract;
 mod contribution;
+mod grow_walk;
 mod hot_decode;
 mod hot_entry;
 mod hot_line;
@@ -58,5 +61,6 @@ fn jackpot_native(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<contribution::ContributionWriter>()?;
     module.add_class::<hot_decode::HotDecoder>()?;
     module.add_class::<hot_walk::HotWalk>()?;
+    module.add_class::<grow_walk::GrowWalk>()?;
     Ok(())
 }
