@@ -21,7 +21,8 @@
 //! decides it the general way, from the start. ``tests/streams/scaleout/test_grow_walk.py``
 //! holds `decide` with the walk byte for byte to `decide` without it.
 
-use crate::hot_decode::{HotDecoder, PyObject_Vectorcall};
+use crate::hot_decode::HotDecoder;
+use crate::hot_walk::call;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
@@ -35,20 +36,6 @@ extern "C" {
         nargsf: usize,
         kwnames: *mut ffi::PyObject,
     ) -> *mut ffi::PyObject;
-}
-
-/// ``callable(*args)`` through the vectorcall protocol (no argument tuple).
-fn call<'py>(
-    py: Python<'py>,
-    callable: &PyObject,
-    args: &[*mut ffi::PyObject],
-) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: the GIL is held; ``args`` are live objects the caller owns for the call.
-    unsafe {
-        let raw =
-            PyObject_Vectorcall(callable.as_ptr(), args.as_ptr(), args.len(), std::ptr::null_mut());
-        Bound::from_owned_ptr_or_err(py, raw)
-    }
 }
 
 /// ``target.name(*args)`` (``args`` after the target) through the vectorcall protocol.

@@ -26,8 +26,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
-/// ``callable(*args)`` through the vectorcall protocol (no argument tuple).
-fn call<'py>(
+/// ``callable(*args)`` through the vectorcall protocol (no argument tuple); the grown lines'
+/// walk (`grow_walk.rs`) calls it too.
+pub(crate) fn call<'py>(
     py: Python<'py>,
     callable: &PyObject,
     args: &[*mut ffi::PyObject],
