@@ -26,6 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bench.kafka_local_probe import Consumed
 from streams import native
 from streams.scaleout import mystery
 from streams.scaleout.batch import Batch, decide
@@ -134,3 +135,38 @@ def test_decide_with_the_walk_writes_what_it_writes_without(
 def test_a_floor_in_whole_batches() -> None:
     """Batches of up to 500 (the worker's), where most of a table's inputs are walked."""
     assert run_both(PLAIN, 20261204, 500) > 200
+
+
+def _offset_taken_twice(world: World) -> list[Consumed]:
+    """A table partition's pending records up to the first wager that follows a wager of its
+    own table (so the table is held open when the walk meets it), that wager given at the
+    offset of the one before it: an offset the table already reflects, carrying an input the
+    table has not seen."""
+    for part in range(PARTS):
+        records = world.pending((NAMES.table_events, part), 400)
+        for at in range(2, len(records)):
+            before, wager = records[at - 1], records[at]
+            wagers = all(b'"type":"wager_placed"' in r.value() for r in (before, wager))
+            if before.key() == wager.key() and wagers:
+                again = Consumed(wager.where, before.offset(), wager.key(), wager.value())
+                return [*records[:at], again]
+    raise AssertionError("no wager after a wager of its own table on the floor")
+
+
+def test_a_record_at_an_offset_the_table_reflects_is_handed_back() -> None:
+    """No consumer delivers an offset twice in a batch, so `decide` on a floor never shows the
+    walk's own redelivery check (`process_open` skips such an input); a batch holding one does:
+    both workers must skip it as redelivered, the walking one without growing it."""
+    plain, walking = World(PLAIN, KEY), _walking(World(PLAIN, KEY))
+    for key, line in disturbed(PLAIN, 300, 20261205, 0.3):
+        for world in (plain, walking):
+            world.append(NAMES.table_events, key, line)
+    records = _offset_taken_twice(plain)
+    assert records == _offset_taken_twice(walking)
+    states = [{w: world.store[w] for w in world.store} for world in (plain, walking)]
+    batches = [
+        decide(records, world.lanes, state, world.local)  # type: ignore[arg-type]
+        for world, state in zip((plain, walking), states, strict=True)
+    ]
+    assert batches[0].outcomes["round"][-1] == "redelivered"
+    assert _shown(plain, batches[0]) == _shown(walking, batches[1])
