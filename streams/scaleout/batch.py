@@ -113,7 +113,7 @@ def decide(
         message = records[index]
         index += 1
         since += 1
-        if since == YIELD_EVERY:
+        if since >= YIELD_EVERY:  # (a walk may have decided up to YIELD_EVERY since)
             since = 0
             os.sched_yield()  # the GIL offered to the thread committing the previous batch
         topic, part, offset = message.topic() or "", message.partition() or 0, message.offset() or 0
@@ -143,9 +143,6 @@ def decide(
                         batch.progress, where)  # fmt: skip
             since += done - index
             index = done
-            if since >= YIELD_EVERY:
-                since = 0
-                os.sched_yield()
     if applied:
         batch.outcomes.setdefault("meter", []).extend(applied)
     _seal(batch.states.values())  # the round lane's tables; with ``local``, meters too

@@ -150,8 +150,7 @@ class OpenRoundProcessor(RoundProcessor):
         if decider(session, item) is None:
             return None  # `hot`: an answer of None changed nothing
         encoded = encode(cast(TableEvent, item)) if payload is None else payload
-        table.took(event_id, pos, digest_of(encoded))
-        table.logs(event_id, encoded)
+        grew(table, event_id, pos, encoded)
         outputs = (
             output(self._events, table_id, encoded, event_id),
             new_heard(self._liveness, table_id, "event", event_id, pos),
