@@ -62,7 +62,7 @@ class _Null(MemoryLog):
         return self.count
 
 
-def _engine(log: MemoryLog, text: str) -> EmbeddedController:
+def _engine(log: MemoryLog | SqliteLog, text: str) -> EmbeddedController:
     controller = EmbeddedController(log, log)
     controller.start(text, str(EXAMPLE_CONFIG))
     return controller

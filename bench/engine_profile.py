@@ -67,13 +67,18 @@ def prepared(mode: str, lines: list[bytes], folder: Path, name: str) -> Callable
     return run
 
 
-def _appends(log: SqliteLog, batches: list[list[bytes]]) -> Callable[[], None]:
-    """The row's reference: each line appended as it is, keyed by its table, its event id
-    the dedupe id, in the same batches."""
-    records = [
+def reference_batches(batches: list[list[bytes]]) -> list[list[LogRecord]]:
+    """The row's reference records: each line as it is, keyed by its table, its event id the
+    dedupe id, in the same batches."""
+    return [
         [LogRecord(str(raw["table_id"]), line, str(raw["event_id"])) for line, raw in pairs]
         for pairs in ([(line, json.loads(line)) for line in batch] for batch in batches)
     ]
+
+
+def _appends(log: SqliteLog, batches: list[list[bytes]]) -> Callable[[], None]:
+    """The row's reference: `reference_batches` appended."""
+    records = reference_batches(batches)
 
     def run() -> None:
         for batch in records:

@@ -20,7 +20,6 @@ interleave (k14-s26, k14-s28: the decide side's, no instructions). Run::
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 import time
@@ -28,15 +27,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import workload
-from bench.common import EXAMPLE_CONFIG
 from bench.engine_ceiling import BATCH, Batches, _engine, _Null, _Recorder
-from streams.adapters.memory import MemoryLog
+from bench.engine_profile import lines_of, reference_batches
 from streams.adapters.sqlite import SqliteLog
-from streams.embedded.engine import EmbeddedController
 from streams.ports import LogRecord
 from streams.process import settle_gc
 
-SEED = 20261129
 Run = Callable[[], tuple[float, float]]
 """One repetition: its thread seconds outside the appends and inside them."""
 
@@ -54,18 +50,12 @@ class _TimedLog(SqliteLog):
             self.spent += time.thread_time() - started
 
 
-def _started(log: MemoryLog | SqliteLog, text: str) -> EmbeddedController:
-    controller = EmbeddedController(log, log)
-    controller.start(text, str(EXAMPLE_CONFIG))
-    return controller
-
-
 def _engine_run(text: str, batches: list[list[bytes]], make: Callable[[], _TimedLog | None]) -> Run:
     """The engine over ``make()``'s log (None: the null log)."""
 
     def run() -> tuple[float, float]:
         log = make()
-        controller = _started(_Null() if log is None else log, text)
+        controller = _engine(_Null() if log is None else log, text)
         started = time.thread_time()
         for batch in batches:
             controller.submit_lines(batch)
@@ -117,10 +107,7 @@ def runs_of(lines: list[bytes], folder: Path, flush: int = 0) -> dict[str, Run]:
     recorder.batches = []
     for batch in batches:
         controller.submit_lines(batch)
-    reference = [
-        [LogRecord(str(raw["table_id"]), line, str(raw["event_id"])) for line, raw in pairs]
-        for pairs in ([(line, json.loads(line)) for line in batch] for batch in batches)
-    ]
+    reference = reference_batches(batches)
     made = iter(range(1 << 30))
 
     def fresh() -> _TimedLog:
@@ -163,8 +150,7 @@ def report(times: dict[str, list[tuple[float, float]]], count: int) -> dict[str,
 
 
 def main(count: int, repeats: int, flush: int) -> None:
-    _, config = workload.example_floor()
-    lines = [workload.to_line(raw) for raw in workload.events(config, count, SEED)]
+    lines = lines_of(count)
     settle_gc()  # the engines' process setting, as the row runs
     with tempfile.TemporaryDirectory(prefix="engine-split-") as folder:
         figures = report(measure(runs_of(lines, Path(folder), flush), repeats), count)
